@@ -1,0 +1,2 @@
+// Node ES module entry: the same instance as the CommonJS entry.
+export * from "./node.cjs";

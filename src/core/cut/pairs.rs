@@ -1,0 +1,134 @@
+//! Where a cut may fall without separating a tool result from its call.
+//!
+//! A cut at position `c` keeps messages `c..` and removes `..c`. It is *pair-safe* when no tool call
+//! before `c` has its result at or after `c`. Parallel calls with results in any order, results
+//! carried by Anthropic-style user messages, and results far from their call are all covered: each
+//! call/result pair makes the positions between them unsafe.
+
+use crate::core::message::Message;
+use rustc_hash::FxHashMap;
+
+/// `safe[c]` for every position `0..=messages.len()`: true when cutting before message `c` keeps
+/// every tool call together with its results. Positions `0` and `len` are always safe.
+pub fn pair_safe_positions(messages: &[Message]) -> Vec<bool> {
+    let len = messages.len();
+    // The last index at which each call id is answered.
+    let mut answered_at: FxHashMap<&str, usize> = FxHashMap::default();
+    for (i, message) in messages.iter().enumerate() {
+        for id in message.tool_result_ids() {
+            answered_at.insert(id, i);
+        }
+    }
+    // Difference array: a call at `i` answered at `j > i` makes positions `i+1..=j` unsafe.
+    let mut delta = vec![0i64; len + 2];
+    for (i, message) in messages.iter().enumerate() {
+        for id in message.tool_call_ids() {
+            if let Some(&j) = answered_at.get(id) {
+                if j > i {
+                    bump(&mut delta, i + 1, 1);
+                    bump(&mut delta, j + 1, -1);
+                }
+            }
+        }
+    }
+    let mut open = 0i64;
+    (0..=len)
+        .map(|c| {
+            open += delta.get(c).copied().unwrap_or(0);
+            open == 0
+        })
+        .collect()
+}
+
+fn bump(delta: &mut [i64], at: usize, by: i64) {
+    if let Some(slot) = delta.get_mut(at) {
+        *slot += by;
+    }
+}
+
+/// Indices whose messages must stay together with `index` through tool pairing: the messages that
+/// answer its calls and the messages that made the calls it answers.
+pub fn tool_partners(messages: &[Message], index: usize) -> Vec<usize> {
+    let Some(message) = messages.get(index) else {
+        return Vec::new();
+    };
+    let calls = message.tool_call_ids();
+    let results = message.tool_result_ids();
+    messages
+        .iter()
+        .enumerate()
+        .filter(|&(i, other)| {
+            i != index
+                && (other.tool_result_ids().iter().any(|id| calls.contains(id))
+                    || other.tool_call_ids().iter().any(|id| results.contains(id)))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::core::message::{Part, Role};
+    use serde_json::json;
+
+    fn call(ids: &[&str]) -> Message {
+        let parts = ids
+            .iter()
+            .map(|id| Part::ToolCall {
+                id: (*id).into(),
+                name: "read".into(),
+                input: json!({}),
+            })
+            .collect();
+        Message::new(Role::Assistant, parts)
+    }
+
+    fn result(id: &str) -> Message {
+        Message::new(
+            Role::Tool,
+            vec![Part::ToolResult {
+                id: id.into(),
+                name: None,
+                output: vec![Part::text("ok")],
+                is_error: false,
+            }],
+        )
+    }
+
+    #[test]
+    fn parallel_calls_with_results_in_any_order_stay_together() {
+        let m = vec![
+            Message::text(Role::User, "go"),
+            call(&["a", "b"]),
+            result("b"),
+            result("a"),
+            Message::text(Role::Assistant, "done"),
+        ];
+        let safe = pair_safe_positions(&m);
+        assert_eq!(safe, vec![true, true, false, false, true, true]);
+    }
+
+    #[test]
+    fn a_result_far_from_its_call_blocks_every_cut_between() {
+        let m = vec![
+            call(&["a"]),
+            Message::text(Role::User, "meanwhile"),
+            Message::text(Role::Assistant, "still waiting"),
+            result("a"),
+        ];
+        assert_eq!(
+            pair_safe_positions(&m),
+            vec![true, false, false, false, true]
+        );
+        assert_eq!(tool_partners(&m, 0), vec![3]);
+        assert_eq!(tool_partners(&m, 3), vec![0]);
+    }
+
+    #[test]
+    fn orphans_and_pending_calls_do_not_block() {
+        let m = vec![result("x"), Message::text(Role::User, "hi"), call(&["y"])];
+        assert_eq!(pair_safe_positions(&m), vec![true; 4]);
+    }
+}

@@ -1,0 +1,193 @@
+//! Calibration from the provider's reported usage (pi's rule, seed 000): the context of a
+//! response is `input + output + cacheRead + cacheWrite` tokens; only the messages after that
+//! response are estimated.
+
+use serde_json::Value;
+
+use crate::core::message::{Message, Role};
+
+/// A provider's reported usage of one response, normalized so that the four numbers are
+/// disjoint (pi's and Anthropic's convention: `input` excludes cached tokens).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Usage {
+    /// Input tokens not read from or written to the cache.
+    pub input: u64,
+    /// Output tokens of the response (its text, reasoning and tool calls).
+    pub output: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write: u64,
+}
+
+impl Usage {
+    /// `input + output + cache_read + cache_write` (saturating): the size of the context the
+    /// response was given plus the response itself.
+    pub fn total(&self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
+    }
+
+    /// Reads a usage object of a known shape, `None` when it has none of the known fields:
+    /// - pi / this package: `{ input, output, cacheRead, cacheWrite }`;
+    /// - Anthropic: `{ input_tokens, output_tokens, cache_read_input_tokens,
+    ///   cache_creation_input_tokens }`;
+    /// - OpenAI: `{ prompt_tokens, completion_tokens }` (cached tokens are part of
+    ///   `prompt_tokens`, so they are not added again);
+    /// - AI SDK: `{ inputTokens, outputTokens }` (likewise, `cachedInputTokens` is a part of
+    ///   `inputTokens`).
+    ///
+    /// Missing or non-numeric fields count 0.
+    pub fn from_value(value: &Value) -> Option<Usage> {
+        let obj = value.as_object()?;
+        let num = |key: &str| obj.get(key).and_then(Value::as_u64);
+        let pick = |keys: &[&str]| keys.iter().find_map(|k| num(k));
+        let input = pick(&["input", "input_tokens", "prompt_tokens", "inputTokens"]);
+        let output = pick(&[
+            "output",
+            "output_tokens",
+            "completion_tokens",
+            "outputTokens",
+        ]);
+        let cache_read = pick(&["cacheRead", "cache_read_input_tokens"]);
+        let cache_write = pick(&["cacheWrite", "cache_creation_input_tokens"]);
+        if input.is_none() && output.is_none() && cache_read.is_none() && cache_write.is_none() {
+            return None;
+        }
+        Some(Usage {
+            input: input.unwrap_or(0),
+            output: output.unwrap_or(0),
+            cache_read: cache_read.unwrap_or(0),
+            cache_write: cache_write.unwrap_or(0),
+        })
+    }
+}
+
+/// The result of calibrating an estimate with a usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Calibration {
+    /// The calibrated count of the whole context.
+    pub total: usize,
+    /// The index of the message the usage was attributed to (the last assistant message), or
+    /// `None` when there is none and `total` is the plain estimate.
+    pub anchor: Option<usize>,
+    /// The reported part: `usage.total()` (0 without an anchor).
+    pub measured: usize,
+    /// The estimated part: the messages after the anchor (all messages without one).
+    pub estimated: usize,
+}
+
+/// Calibrates with `usage`, attributed to the LAST assistant message of `messages` (summaries
+/// included: the usage must be that of a response to the messages as given). Everything up to
+/// and including that message is counted as `usage.total()` (which also covers the system
+/// prompt and tool definitions the provider saw); the messages after it are counted with
+/// `per_message` (index `i` prices `messages[i]`; a missing entry counts 0). Without an assistant
+/// message the result is the plain sum of `per_message`. Saturating, never panics.
+pub fn calibrate(messages: &[Message], per_message: &[usize], usage: &Usage) -> Calibration {
+    let sum = |from: usize| {
+        per_message
+            .iter()
+            .take(messages.len())
+            .skip(from)
+            .fold(0usize, |acc, &n| acc.saturating_add(n))
+    };
+    match messages.iter().rposition(|m| m.role == Role::Assistant) {
+        Some(anchor) => {
+            let measured = usize::try_from(usage.total()).unwrap_or(usize::MAX);
+            let estimated = sum(anchor + 1);
+            Calibration {
+                total: measured.saturating_add(estimated),
+                anchor: Some(anchor),
+                measured,
+                estimated,
+            }
+        }
+        None => {
+            let estimated = sum(0);
+            Calibration {
+                total: estimated,
+                anchor: None,
+                measured: 0,
+                estimated,
+            }
+        }
+    }
+}
+
+/// [`calibrate`]`(..).total`: the usage for everything up to the last assistant message plus the
+/// estimates of the messages after it.
+pub fn calibrated_total(messages: &[Message], per_message: &[usize], usage: &Usage) -> usize {
+    calibrate(messages, per_message, usage).total
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn usage() -> Usage {
+        Usage {
+            input: 10,
+            output: 200,
+            cache_read: 1000,
+            cache_write: 50,
+        }
+    }
+
+    #[test]
+    fn attributed_to_the_last_assistant_message() {
+        let msgs = vec![
+            Message::text(Role::User, "a"),
+            Message::text(Role::Assistant, "b"),
+            Message::text(Role::User, "c"),
+            Message::text(Role::Assistant, "d"),
+            Message::text(Role::Tool, "e"),
+            Message::text(Role::User, "f"),
+        ];
+        let per = [1, 2, 3, 4, 5, 6];
+        let c = calibrate(&msgs, &per, &usage());
+        assert_eq!(c.anchor, Some(3));
+        assert_eq!(c.measured, 1260);
+        assert_eq!(c.estimated, 11);
+        assert_eq!(c.total, 1271);
+        assert_eq!(calibrated_total(&msgs, &per, &usage()), 1271);
+        // ending with the assistant message: the usage alone
+        assert_eq!(calibrated_total(&msgs[..4], &per[..4], &usage()), 1260);
+    }
+
+    #[test]
+    fn without_assistant_message_falls_back_to_the_estimate() {
+        let msgs = vec![
+            Message::text(Role::System, "s"),
+            Message::text(Role::User, "u"),
+        ];
+        let c = calibrate(&msgs, &[7, 8], &usage());
+        assert_eq!((c.total, c.anchor, c.measured), (15, None, 0));
+        assert_eq!(calibrated_total(&[], &[], &usage()), 0);
+        // short per-message slices count missing entries as 0
+        assert_eq!(calibrated_total(&msgs, &[7], &usage()), 7);
+    }
+
+    #[test]
+    fn usage_shapes() {
+        let pi = json!({"input": 10, "output": 215, "cacheRead": 0, "cacheWrite": 167753, "totalTokens": 1});
+        assert_eq!(Usage::from_value(&pi).map(|u| u.total()), Some(167_978));
+        let anthropic = json!({"input_tokens": 5, "output_tokens": 6, "cache_read_input_tokens": 7, "cache_creation_input_tokens": 8});
+        assert_eq!(Usage::from_value(&anthropic).map(|u| u.total()), Some(26));
+        let openai = json!({"prompt_tokens": 100, "completion_tokens": 20, "prompt_tokens_details": {"cached_tokens": 80}});
+        assert_eq!(Usage::from_value(&openai).map(|u| u.total()), Some(120));
+        let ai_sdk = json!({"inputTokens": 100, "outputTokens": 3, "cachedInputTokens": 50});
+        assert_eq!(Usage::from_value(&ai_sdk).map(|u| u.total()), Some(103));
+        assert_eq!(Usage::from_value(&json!({"foo": 1})), None);
+        assert_eq!(Usage::from_value(&json!(3)), None);
+        let max = Usage {
+            input: u64::MAX,
+            output: 1,
+            ..Usage::default()
+        };
+        assert_eq!(max.total(), u64::MAX);
+    }
+}

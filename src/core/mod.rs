@@ -1,0 +1,13 @@
+//! The engine: pure Rust, never imports wasm-bindgen, js-sys or serde-wasm-bindgen.
+
+pub mod cut;
+pub mod error;
+pub mod estimate;
+pub mod message;
+pub mod models;
+pub mod plan;
+pub mod prune;
+pub mod repair;
+pub mod tokens;
+pub mod trigger;
+pub mod validate;

@@ -1,0 +1,99 @@
+//! What each strategy keeps: the first placement of the cut (or, for Codex mode, the kept set)
+//! before convergence is checked.
+
+use crate::core::cut::{fit_back, reach_back, select, Direction, Layout, TurnBoundary};
+use crate::core::message::Message;
+
+/// How much of the recent history is kept verbatim.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Strategy {
+    /// Keep about `keep` recent tokens (pi, seed 003): accumulate backward until the budget is
+    /// reached, then take the first cut candidate at or after that message.
+    RecentTokens { keep: usize },
+    /// Keep the last `keep` messages (sliding window: seed 002, seed 001's `keepLast`, seed 004's
+    /// raw tail), moved to a candidate in the configured direction.
+    LastMessages { keep: usize },
+    /// Keep the last `keep` whole turns (seed 002 turn window).
+    LastTurns { keep: usize },
+    /// Keep the longest suffix within `max` tokens (seed 002 token budget); may keep nothing.
+    TokenBudget { max: usize },
+    /// Keep the last `keep` messages and also show the first `overlap` of them to the summarizer
+    /// (seed 002 recursive summarization; `overlap < keep`).
+    Recursive { keep: usize, overlap: usize },
+    /// Codex: keep the most recent user messages up to `max_tokens`; assistant and tool messages
+    /// are all summarized.
+    RecentUserMessages { max_tokens: usize },
+}
+
+/// Where the kept tail starts for a contiguous strategy; `len` keeps nothing. `None` for
+/// [`Strategy::RecentUserMessages`], which keeps a set instead (see [`recent_user_messages`]).
+pub fn initial_cut(
+    strategy: &Strategy,
+    messages: &[Message],
+    tokens: &[usize],
+    layout: &Layout,
+    boundary: TurnBoundary,
+    direction: Direction,
+) -> Option<usize> {
+    let len = messages.len();
+    let floor = layout.tail_floor;
+    let candidates = layout.candidates(messages, boundary);
+    // No candidate at all: the strategy cannot cut, so it keeps everything (convergence may still
+    // escalate when a limit demands it).
+    let pick = |raw: usize, dir: Direction| select(&candidates, raw, dir, true).unwrap_or(floor);
+    Some(match *strategy {
+        Strategy::RecentTokens { keep } => match reach_back(tokens, floor, keep) {
+            // Everything after the boundary is within the budget: nothing to summarize.
+            None => floor,
+            Some(j) => pick(j, Direction::Forward),
+        },
+        Strategy::LastMessages { keep } | Strategy::Recursive { keep, .. } => {
+            let raw = len.saturating_sub(keep).max(floor);
+            if raw == floor {
+                floor
+            } else {
+                pick(raw, direction)
+            }
+        }
+        Strategy::LastTurns { keep } => {
+            let turns = &layout.turn_starts;
+            match turns.len().checked_sub(keep) {
+                None | Some(0) => floor,
+                Some(_) if keep == 0 => len,
+                Some(first_kept) => pick(
+                    turns.get(first_kept).copied().unwrap_or(len),
+                    Direction::Forward,
+                ),
+            }
+        }
+        Strategy::TokenBudget { max } => match fit_back(tokens, floor, max) {
+            // Everything after the boundary is within the budget: nothing to remove.
+            j if j == floor => floor,
+            j => select(&candidates, j, Direction::Forward, false).unwrap_or(len),
+        },
+        Strategy::RecentUserMessages { .. } => return None,
+    })
+}
+
+/// Codex mode: which user messages after the tail floor are kept, newest first until `max_tokens`
+/// would be exceeded. Returns a mask over all messages.
+pub fn recent_user_messages(
+    messages: &[Message],
+    tokens: &[usize],
+    layout: &Layout,
+    max_tokens: usize,
+) -> Vec<bool> {
+    let mut keep = vec![false; messages.len()];
+    let mut used = 0usize;
+    for &i in layout.turn_starts.iter().rev() {
+        let cost = tokens.get(i).copied().unwrap_or(0);
+        if used.saturating_add(cost) > max_tokens {
+            break;
+        }
+        used += cost;
+        if let Some(slot) = keep.get_mut(i) {
+            *slot = true;
+        }
+    }
+    keep
+}

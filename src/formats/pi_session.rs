@@ -1,0 +1,308 @@
+//! pi session files (JSONL) imported into an [`ImportedSession`].
+//!
+//! Every version is read: v1 (no entry ids; `compaction.firstKeptEntryIndex` counts file entries
+//! from the header at 0), v2+ (entries with `id` / `parentId`, `compaction.firstKeptEntryId`,
+//! `branch_summary`, v3 `custom_message`). Line types: `session` (header), `message`,
+//! `compaction`, `branch_summary` and `custom_message` (both become messages, as pi shows them
+//! to the model), and anything else (`model_change`, `thinking_level_change`, `label`,
+//! `session_info`, `custom`, unknown types) listed in `other_entries`.
+//!
+//! With entry ids the file is a tree: the messages are those on the path from the root to the
+//! last entry (the active branch). Errors name the line: `line 17: ...`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::core::error::{Error, Result};
+
+use super::json_path::{as_object, opt_str, opt_u64, req_str};
+use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
+use super::{pi, Format};
+
+/// One parsed line.
+struct Line {
+    number: usize,
+    value: Value,
+}
+
+impl Line {
+    fn obj(&self) -> Option<&Map<String, Value>> {
+        self.value.as_object()
+    }
+    fn str_field(&self, key: &str) -> Option<&str> {
+        self.obj().and_then(|o| o.get(key)).and_then(Value::as_str)
+    }
+}
+
+/// Prefixes an error with its line: the message starts with `line N: ` and the path with
+/// `line N`.
+pub(crate) fn at_line(line: usize, err: Error) -> Error {
+    let path = match &err.path {
+        Some(p) => format!("line {line}.{p}"),
+        None => format!("line {line}"),
+    };
+    Error {
+        code: err.code,
+        message: format!("line {line}: {}", err.message),
+        path: Some(path),
+    }
+}
+
+/// Splits JSONL text into parsed lines (empty lines skipped). Bad JSON names its line.
+pub(crate) fn parse_lines(text: &str) -> Result<Vec<(usize, Value)>> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let number = i + 1;
+        let raw = raw.trim();
+        if raw.is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(raw).map_err(|e| {
+            Error::invalid_input(
+                format!("line {number}"),
+                format!("line {number}: not valid JSON ({e})"),
+            )
+        })?;
+        if !value.is_object() {
+            return Err(Error::invalid_input(
+                format!("line {number}"),
+                format!("line {number}: expected a JSON object"),
+            ));
+        }
+        out.push((number, value));
+    }
+    Ok(out)
+}
+
+/// Imports a pi session file. Never panics; errors are `INVALID_INPUT` naming the line.
+pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
+    let lines: Vec<Line> = parse_lines(text)?
+        .into_iter()
+        .map(|(number, value)| Line { number, value })
+        .collect();
+    for line in &lines {
+        let obj = line
+            .obj()
+            .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
+        req_str(obj, "type", "entry").map_err(|e| at_line(line.number, e))?;
+    }
+    let on_path = active_path(&lines);
+    let mut session = ImportedSession {
+        source: SessionSource::Pi,
+        format: Format::Pi,
+        session_id: None,
+        version: None,
+        messages: Vec::new(),
+        entries: Vec::new(),
+        compactions: Vec::new(),
+        other_entries: Vec::new(),
+    };
+    // (entry index in file, message index) for each message, to resolve compaction targets.
+    let mut message_at_entry: Vec<(usize, usize)> = Vec::new();
+    let mut pending: Vec<(usize, usize, FirstKept)> = Vec::new();
+    for (entry_index, line) in lines.iter().enumerate() {
+        if !on_path.get(entry_index).copied().unwrap_or(true) {
+            continue;
+        }
+        let kind = line.str_field("type").unwrap_or("");
+        let n = line.number;
+        match kind {
+            "session" => {
+                session.session_id = line.str_field("id").map(str::to_string);
+                let version = line
+                    .obj()
+                    .and_then(|o| o.get("version"))
+                    .map(|v| match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+                    .unwrap_or_else(|| "1".to_string());
+                session.version = Some(version);
+            }
+            "message" | "branch_summary" | "custom_message" => {
+                let message_value = message_value(line, kind)?;
+                let path = if kind == "message" {
+                    "message"
+                } else {
+                    "entry"
+                };
+                let mut message =
+                    pi::import_message(&message_value, path).map_err(|e| at_line(n, e))?;
+                if message.timestamp.is_none() {
+                    message.timestamp = line
+                        .str_field("timestamp")
+                        .and_then(crate::core::message::parse_iso8601_millis);
+                }
+                message_at_entry.push((entry_index, session.messages.len()));
+                session.messages.push(message);
+                session.entries.push(EntryRef {
+                    line: n,
+                    lines: vec![n],
+                    id: line.str_field("id").map(str::to_string),
+                    parent_id: line.str_field("parentId").map(str::to_string),
+                });
+            }
+            "compaction" => {
+                let obj = line
+                    .obj()
+                    .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
+                let record = compaction(obj, line, session.messages.len())?;
+                let first_kept = match (
+                    obj.get("firstKeptEntryIndex").and_then(Value::as_u64),
+                    record.first_kept_entry_id.clone(),
+                ) {
+                    (Some(i), _) => FirstKept::Index(usize::try_from(i).unwrap_or(usize::MAX)),
+                    (None, Some(id)) => FirstKept::Id(id),
+                    (None, None) => FirstKept::None,
+                };
+                pending.push((session.compactions.len(), entry_index, first_kept));
+                session.compactions.push(record);
+            }
+            other => session.other_entries.push((n, other.to_string())),
+        }
+    }
+    for (ci, _entry_index, first_kept) in pending {
+        let Some(record) = session.compactions.get_mut(ci) else {
+            continue;
+        };
+        let target_entry = match first_kept {
+            FirstKept::Index(i) => {
+                if let Some(id) = lines.get(i).and_then(|l| l.str_field("id")) {
+                    record.first_kept_entry_id = Some(id.to_string());
+                }
+                Some(i)
+            }
+            FirstKept::Id(id) => lines
+                .iter()
+                .position(|l| l.str_field("id") == Some(id.as_str())),
+            FirstKept::None => None,
+        };
+        record.first_kept_message = target_entry.and_then(|t| {
+            message_at_entry
+                .iter()
+                .find(|(e, _)| *e >= t)
+                .map(|(_, m)| *m)
+                .filter(|m| *m < record.at_message)
+        });
+    }
+    Ok(session)
+}
+
+enum FirstKept {
+    Index(usize),
+    Id(String),
+    None,
+}
+
+/// The pi message a line stands for (`branch_summary` and `custom_message` entries are shown to
+/// the model as `branchSummary` and `custom` messages).
+fn message_value(line: &Line, kind: &str) -> Result<Value> {
+    let obj = line
+        .obj()
+        .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
+    if kind == "message" {
+        return match obj.get("message") {
+            Some(v) => {
+                as_object(v, "message").map_err(|e| at_line(line.number, e))?;
+                Ok(v.clone())
+            }
+            None => Err(at_line(
+                line.number,
+                Error::invalid_input("message", "missing required field \"message\""),
+            )),
+        };
+    }
+    let mut m = obj.clone();
+    m.remove("type");
+    m.remove("id");
+    m.remove("parentId");
+    let role = if kind == "branch_summary" {
+        "branchSummary"
+    } else {
+        "custom"
+    };
+    m.insert("role".into(), Value::String(role.into()));
+    if let Some(ts) = line
+        .str_field("timestamp")
+        .and_then(crate::core::message::parse_iso8601_millis)
+    {
+        m.insert("timestamp".into(), Value::from(ts));
+    }
+    Ok(Value::Object(m))
+}
+
+fn compaction(
+    obj: &Map<String, Value>,
+    line: &Line,
+    at_message: usize,
+) -> Result<CompactionRecord> {
+    let n = line.number;
+    let summary = req_str(obj, "summary", "entry").map_err(|e| at_line(n, e))?;
+    Ok(CompactionRecord {
+        line: n,
+        id: opt_str(obj, "id", "entry")
+            .map_err(|e| at_line(n, e))?
+            .map(str::to_string),
+        summary: summary.to_string(),
+        tokens_before: opt_u64(obj, "tokensBefore", "entry").map_err(|e| at_line(n, e))?,
+        trigger: None,
+        first_kept_entry_id: opt_str(obj, "firstKeptEntryId", "entry")
+            .map_err(|e| at_line(n, e))?
+            .map(str::to_string),
+        first_kept_message: None,
+        at_message,
+        summary_message: None,
+        original: line.value.clone(),
+    })
+}
+
+/// For files with entry ids: which entries lie on the path from the root to the last entry.
+/// Entries without an id (the header, v1 files) always count as on the path.
+fn active_path(lines: &[Line]) -> Vec<bool> {
+    let ids: HashMap<&str, usize> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| l.str_field("id").map(|id| (id, i)))
+        .filter(|(_, i)| lines.get(*i).and_then(|l| l.str_field("type")) != Some("session"))
+        .collect();
+    if ids.is_empty() {
+        return vec![true; lines.len()];
+    }
+    let mut on = vec![false; lines.len()];
+    for (i, l) in lines.iter().enumerate() {
+        if l.str_field("type") == Some("session") {
+            if let Some(slot) = on.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    let leaf = lines
+        .iter()
+        .rposition(|l| l.str_field("id").is_some() && l.str_field("type") != Some("session"));
+    let mut cur = leaf;
+    let mut steps = 0usize;
+    while let Some(i) = cur {
+        match on.get_mut(i) {
+            Some(slot) if !*slot => *slot = true,
+            _ => break, // already visited: a cycle
+        }
+        steps += 1;
+        if steps > lines.len() {
+            break;
+        }
+        cur = lines
+            .get(i)
+            .and_then(|l| l.str_field("parentId"))
+            .and_then(|p| ids.get(p).copied());
+    }
+    // Entries without ids (other than the header) stay included.
+    for (i, l) in lines.iter().enumerate() {
+        if l.str_field("id").is_none() {
+            if let Some(slot) = on.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    on
+}

@@ -1,0 +1,7 @@
+//! The only JS-aware code: exported functions and classes, the error helper and the hooks that the
+//! package's JS entry points register at load time.
+
+pub mod env;
+pub mod error;
+pub mod tokens;
+pub mod types;

@@ -1,0 +1,83 @@
+//! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
+
+use super::error::{throw, to_js};
+use super::types::{EncodingArg, TokenizerArg};
+use crate::core::error::{Error, ErrorCode};
+use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
+use js_sys::Uint8Array;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    static REGISTRY: RefCell<EncodingRegistry> = RefCell::new(EncodingRegistry::default());
+}
+
+/// The loaded encoding, loading it through the entry point's synchronous loader where there is one
+/// (Node). The JS loader runs while no Rust borrow is held, so it may call back into the package.
+pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
+    if let Some(found) = REGISTRY.with(|r| r.borrow().get(name)) {
+        return Ok(found);
+    }
+    let Some(loader) = super::env::encoding_loader() else {
+        return throw(REGISTRY.with(|r| r.borrow().require(name)));
+    };
+    let unavailable = |cause: Option<&JsValue>| {
+        let message = format!(
+            "the {} rank table could not be loaded from the package directory",
+            name.as_str()
+        );
+        to_js(&Error::new(ErrorCode::EncodingUnavailable, message), cause)
+    };
+    let bytes = loader
+        .call1(&JsValue::UNDEFINED, &JsValue::from_str(name.as_str()))
+        .map_err(|cause| unavailable(Some(&cause)))?;
+    if !bytes.is_instance_of::<Uint8Array>() {
+        return Err(unavailable(None));
+    }
+    let bytes = Uint8Array::from(bytes).to_vec();
+    throw(REGISTRY.with(|r| r.borrow_mut().load(name, &bytes)))
+}
+
+fn parse_encoding(name: &JsValue, path: &str) -> Result<EncodingName, JsValue> {
+    let Some(name) = name.as_string() else {
+        return throw(Err(Error::invalid_input(
+            path,
+            "expected an encoding name: \"o200k_base\" or \"cl100k_base\"",
+        )));
+    };
+    throw(EncodingName::parse(&name, path))
+}
+
+/// Estimated tokens of `text`: the content-aware heuristic by default, or an exact count when
+/// `tokenizer` names an encoding.
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens(text: &str, tokenizer: Option<TokenizerArg>) -> Result<usize, JsValue> {
+    match tokenizer {
+        None => Ok(heuristic::estimate(text)),
+        Some(t) if t.as_string().as_deref() == Some("heuristic") => Ok(heuristic::estimate(text)),
+        Some(t) => Ok(encoding(parse_encoding(&t, "tokenizer")?)?.count(text)),
+    }
+}
+
+/// The exact token count of `text` in `encoding`, on tiktoken's ordinary path (special-token strings
+/// are text). Throws `ENCODING_UNAVAILABLE` when the rank table is not loaded and cannot be.
+#[wasm_bindgen(js_name = countTokens)]
+pub fn count_tokens(text: &str, encoding: &EncodingArg) -> Result<usize, JsValue> {
+    Ok(self::encoding(parse_encoding(encoding, "encoding")?)?.count(text))
+}
+
+/// Whether the rank table of `encoding` is loaded.
+#[wasm_bindgen(js_name = isEncodingLoaded)]
+pub fn is_encoding_loaded(encoding: &EncodingArg) -> Result<bool, JsValue> {
+    let name = parse_encoding(encoding, "encoding")?;
+    Ok(REGISTRY.with(|r| r.borrow().get(name).is_some()))
+}
+
+/// Parses and installs a `.tiktoken` rank table. Internal: `loadEncoding` normalizes its source and
+/// calls this.
+#[wasm_bindgen(js_name = "__installEncoding", skip_typescript)]
+pub fn install_encoding(name: &JsValue, table: &[u8]) -> Result<(), JsValue> {
+    let name = parse_encoding(name, "name")?;
+    throw(REGISTRY.with(|r| r.borrow_mut().load(name, table).map(|_| ())))
+}

@@ -1,0 +1,158 @@
+//! Builders shared by the planner tests: histories from compact specs, output rebuilding.
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use context_compaction::core::message::{Message, Part, Role};
+use context_compaction::core::plan::{Disposition, Plan, PlanInput, PlanOptions};
+use serde_json::json;
+
+/// A history from letters: `y` system, `u` user, `a` assistant text, `c` assistant with one call,
+/// `t` the result of the latest call, `s` an earlier summary. Whitespace is ignored.
+pub fn history(spec: &str) -> Vec<Message> {
+    let mut next = 0;
+    spec.chars()
+        .filter(|ch| !ch.is_whitespace())
+        .map(|ch| match ch {
+            'y' => Message::text(Role::System, "rules"),
+            'u' => Message::text(Role::User, "question"),
+            'a' => Message::text(Role::Assistant, "answer"),
+            's' => {
+                let mut m = Message::text(Role::User, "summary of earlier work");
+                m.summary = true;
+                m
+            }
+            'c' => {
+                next += 1;
+                call(&[&format!("t{next}")])
+            }
+            't' => result(&format!("t{next}")),
+            other => panic!("unknown letter {other}"),
+        })
+        .collect()
+}
+
+pub fn call(ids: &[&str]) -> Message {
+    Message::new(
+        Role::Assistant,
+        ids.iter()
+            .map(|id| Part::ToolCall {
+                id: (*id).to_string(),
+                name: "read".into(),
+                input: json!({"path": "a.rs"}),
+            })
+            .collect(),
+    )
+}
+
+pub fn result(id: &str) -> Message {
+    Message::new(
+        Role::Tool,
+        vec![Part::ToolResult {
+            id: id.to_string(),
+            name: Some("read".into()),
+            output: vec![Part::text("contents")],
+            is_error: false,
+        }],
+    )
+}
+
+pub fn part_cost(part: &Part) -> usize {
+    part.text_len().div_ceil(4)
+}
+
+pub fn plan(
+    messages: &[Message],
+    tokens: &[usize],
+    options: &PlanOptions,
+) -> context_compaction::core::error::Result<Plan> {
+    let cost = |p: &Part| part_cost(p);
+    context_compaction::core::plan::plan(
+        &PlanInput {
+            messages,
+            tokens,
+            part_cost: &cost,
+        },
+        options,
+    )
+}
+
+/// The compacted history a plan describes: system, one summary, pinned, kept (truncations are
+/// reflected in the token counts only). Returns messages and their token counts.
+pub fn output(
+    messages: &[Message],
+    tokens: &[usize],
+    plan: &Plan,
+    summary_tokens: usize,
+) -> (Vec<Message>, Vec<usize>) {
+    let mut out = Vec::new();
+    let mut out_tokens = Vec::new();
+    let freed = |i: usize| -> usize {
+        plan.truncations
+            .iter()
+            .filter(|t| t.message == i)
+            .map(|t| t.tokens_freed())
+            .sum()
+    };
+    for (i, d) in plan.dispositions.iter().enumerate() {
+        if *d == Disposition::System {
+            out.push(messages[i].clone());
+            out_tokens.push(tokens[i]);
+        }
+    }
+    let summarizes = plan
+        .dispositions
+        .iter()
+        .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
+    if summarizes {
+        let mut s = Message::text(Role::User, "summary");
+        s.summary = true;
+        out.push(s);
+        out_tokens.push(summary_tokens);
+    }
+    for wanted in [Disposition::Pinned, Disposition::Keep] {
+        for (i, d) in plan.dispositions.iter().enumerate() {
+            if *d == wanted {
+                out.push(messages[i].clone());
+                out_tokens.push(tokens[i] - freed(i));
+            }
+        }
+    }
+    (out, out_tokens)
+}
+
+/// Every tool result has its call earlier, and every call (but the pending ones at the end) its
+/// result later, in `messages`.
+pub fn pairs_intact(messages: &[Message]) -> bool {
+    let mut calls = std::collections::HashSet::new();
+    let mut answered = std::collections::HashSet::new();
+    for m in messages {
+        for id in m.tool_result_ids() {
+            if !calls.contains(id) {
+                return false;
+            }
+            answered.insert(id.to_string());
+        }
+        for id in m.tool_call_ids() {
+            calls.insert(id);
+        }
+    }
+    let last_assistant = messages.iter().rposition(|m| m.role == Role::Assistant);
+    messages.iter().enumerate().all(|(i, m)| {
+        m.tool_call_ids()
+            .iter()
+            .all(|id| answered.contains(*id) || Some(i) == last_assistant)
+    })
+}
+
+/// Proptest cases: `PROPTEST_CASES` when set (the fuzz command raises it), else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

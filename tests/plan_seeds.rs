@@ -1,0 +1,376 @@
+//! The worked examples of the seed documents, reproduced by the planner.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use common::{call, history, plan, result};
+use context_compaction::core::cut::{Direction, TurnBoundary};
+use context_compaction::core::error::ErrorCode;
+use context_compaction::core::message::{Message, Role};
+use context_compaction::core::plan::{Disposition as D, Escalation, PlanOptions, Strategy};
+
+fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> PlanOptions {
+    PlanOptions {
+        strategy,
+        boundary,
+        direction,
+        summarize: true,
+        summary_tokens: 100,
+        prefix_summary_tokens: 50,
+        limit: None,
+    }
+}
+
+fn ones(n: usize) -> Vec<usize> {
+    vec![1; n]
+}
+
+#[test]
+fn seed_000_single_compaction_keeps_the_last_four() {
+    // u1, a1, t1, t1, a1, u2, a2, u3, a3, t3, a3, t3, a3, u4, a4, t4, a4 — keep the last 4.
+    let m = history("u c t c t a u a u c t c t a u c t a");
+    assert_eq!(m.len(), 18);
+    let p = plan(
+        &m,
+        &ones(18),
+        &options(
+            Strategy::LastMessages { keep: 4 },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), vec![14, 15, 16, 17]);
+    assert_eq!(p.indices(D::Summarize), (0..14).collect::<Vec<_>>());
+    assert!(!p.split_turn);
+}
+
+#[test]
+fn seed_000_second_compaction_stays_after_the_first() {
+    // [S1], u4, a4, t4, a4, u5, a5, u6, a6, t6, a6, u7, a7: keep 3 lands on a6 and snaps to u7.
+    let m = history("s u c t a u a u c t a u a");
+    let p = plan(
+        &m,
+        &ones(13),
+        &options(
+            Strategy::LastMessages { keep: 3 },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), vec![11, 12]);
+    assert_eq!(p.previous_summary, Some(0));
+    assert_eq!(
+        p.dispositions[0],
+        D::Summarize,
+        "the first summary is folded into the second"
+    );
+    // A keep budget larger than what follows the boundary never reaches across it.
+    let p = plan(
+        &m,
+        &ones(13),
+        &options(
+            Strategy::LastMessages { keep: 40 },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert!(p.is_noop());
+    assert_eq!(p.indices(D::Keep), (1..13).collect::<Vec<_>>());
+}
+
+#[test]
+fn seed_001_fifty_messages_keep_the_last_ten() {
+    // [0] system, [1] user, then assistant call / tool result pairs up to [46] "All tests pass",
+    // [47] user, [48] assistant call, [49] tool result.
+    let mut m = vec![
+        Message::text(Role::System, "rules"),
+        Message::text(Role::User, "Build a flashcard app"),
+    ];
+    for k in 0..22 {
+        m.push(call(&[&format!("c{k}")]));
+        m.push(result(&format!("c{k}")));
+    }
+    m.push(Message::text(Role::Assistant, "All tests pass"));
+    m.push(Message::text(Role::User, "Add AI integration"));
+    m.push(call(&["last"]));
+    m.push(result("last"));
+    assert_eq!(m.len(), 50);
+    let p = plan(
+        &m,
+        &ones(50),
+        &options(
+            Strategy::LastMessages { keep: 10 },
+            TurnBoundary::Split,
+            Direction::Backward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.dispositions[0], D::System);
+    assert_eq!(p.indices(D::Keep), (40..50).collect::<Vec<_>>());
+    assert_eq!(p.indices(D::Summarize), (1..40).collect::<Vec<_>>());
+    // The kept window starts inside the first turn; with no older history the prefix is the history.
+    assert!(p.split_turn);
+    assert_eq!(p.turn_prefix, None);
+
+    // keepLast = 9 lands on a tool result [41]: seed 001 walks back to its call [40].
+    let p = plan(
+        &m,
+        &ones(50),
+        &options(
+            Strategy::LastMessages { keep: 9 },
+            TurnBoundary::Split,
+            Direction::Backward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), (40..50).collect::<Vec<_>>());
+}
+
+#[test]
+fn seed_002_turn_window_and_token_budget() {
+    let m = history("u a u c t a u a u a");
+    let p = plan(
+        &m,
+        &ones(10),
+        &options(
+            Strategy::LastTurns { keep: 2 },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), vec![6, 7, 8, 9]);
+    let p = plan(
+        &m,
+        &ones(10),
+        &options(
+            Strategy::LastTurns { keep: 4 },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert!(p.is_noop());
+    // Token budget: the longest suffix within 3 tokens is [a u a]; leading non-user messages drop.
+    let p = plan(
+        &m,
+        &ones(10),
+        &options(
+            Strategy::TokenBudget { max: 3 },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), vec![8, 9]);
+    // Without a model call, what is removed is dropped and earlier summaries are preserved first.
+    let m = history("s u a u a u a");
+    let mut o = options(
+        Strategy::LastMessages { keep: 2 },
+        TurnBoundary::Snap,
+        Direction::Forward,
+    );
+    o.summarize = false;
+    let p = plan(&m, &ones(7), &o).unwrap();
+    assert_eq!(
+        p.dispositions,
+        vec![
+            D::Pinned,
+            D::Drop,
+            D::Drop,
+            D::Drop,
+            D::Drop,
+            D::Keep,
+            D::Keep
+        ]
+    );
+}
+
+#[test]
+fn seed_002_recursive_summarization_overlaps_the_active_window() {
+    let m = history("u a u a u a u a u a");
+    let p = plan(
+        &m,
+        &ones(10),
+        &options(
+            Strategy::Recursive {
+                keep: 4,
+                overlap: 2,
+            },
+            TurnBoundary::Snap,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), vec![6, 7, 8, 9]);
+    assert_eq!(p.overlap, vec![6, 7]);
+}
+
+#[test]
+fn seed_003_split_turn_summarizes_the_prefix_separately() {
+    // Turns A, B, C (long, with tools), D, E; a budget that lands inside C.
+    let m = history("u a  u a  u c t c t c t a  u a  u a");
+    let tokens = vec![
+        10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+    ];
+    let o = options(
+        Strategy::RecentTokens { keep: 65 },
+        TurnBoundary::Split,
+        Direction::Forward,
+    );
+    let p = plan(&m, &tokens, &o).unwrap();
+    // Accumulating backward reaches 65 at message 9 (a call: a candidate) — inside turn C.
+    assert_eq!(p.indices(D::Keep), (9..16).collect::<Vec<_>>());
+    assert_eq!(p.indices(D::Summarize), vec![0, 1, 2, 3]);
+    assert_eq!(p.turn_prefix, Some(4..9));
+    assert_eq!(p.indices(D::TurnPrefix), (4..9).collect::<Vec<_>>());
+    assert!(p.split_turn);
+    assert_eq!(p.tokens_after, 70 + 100 + 50);
+    // 75 tokens reach message 8, a tool result: not a candidate, so the cut moves on to 9.
+    let p = plan(
+        &m,
+        &tokens,
+        &options(
+            Strategy::RecentTokens { keep: 75 },
+            TurnBoundary::Split,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert_eq!(p.indices(D::Keep), (9..16).collect::<Vec<_>>());
+    // A cut on a turn start is not a split.
+    let p = plan(
+        &m,
+        &tokens,
+        &options(
+            Strategy::RecentTokens { keep: 40 },
+            TurnBoundary::Split,
+            Direction::Forward,
+        ),
+    )
+    .unwrap();
+    assert!(!p.split_turn);
+    assert_eq!(p.indices(D::Keep), (12..16).collect::<Vec<_>>());
+}
+
+#[test]
+fn seed_003_no_compaction_under_the_budget_and_after_a_summary() {
+    let m = history("y s u a u a");
+    let o = options(
+        Strategy::RecentTokens { keep: 100 },
+        TurnBoundary::Split,
+        Direction::Forward,
+    );
+    assert!(plan(&m, &ones(6), &o).unwrap().is_noop());
+    let o = options(
+        Strategy::RecentTokens { keep: 2 },
+        TurnBoundary::Split,
+        Direction::Forward,
+    );
+    let p = plan(&m, &ones(6), &o).unwrap();
+    assert_eq!(
+        p.dispositions,
+        vec![
+            D::System,
+            D::Summarize,
+            D::Summarize,
+            D::Summarize,
+            D::Keep,
+            D::Keep
+        ]
+    );
+}
+
+#[test]
+fn pinned_messages_and_their_tool_partners_survive() {
+    let mut m = history("u c t a u a u a");
+    m[0].pinned = true;
+    m[1].pinned = true;
+    let o = options(
+        Strategy::LastTurns { keep: 1 },
+        TurnBoundary::Snap,
+        Direction::Forward,
+    );
+    let p = plan(&m, &ones(8), &o).unwrap();
+    assert_eq!(
+        p.dispositions,
+        vec![
+            D::Pinned,
+            D::Pinned,
+            D::Pinned,
+            D::Summarize,
+            D::Summarize,
+            D::Summarize,
+            D::Keep,
+            D::Keep
+        ]
+    );
+}
+
+#[test]
+fn convergence_shrinks_splits_truncates_or_refuses() {
+    let m = history("u a u c t c t a");
+    let tokens = vec![10, 10, 10, 10, 10, 10, 10, 10];
+    let mut o = options(
+        Strategy::RecentTokens { keep: 1000 },
+        TurnBoundary::Snap,
+        Direction::Forward,
+    );
+    o.summary_tokens = 10;
+    o.prefix_summary_tokens = 5;
+    // Everything fits the keep budget, but the limit forces a compaction that shrinks the tail.
+    o.limit = Some(45);
+    let p = plan(&m, &tokens, &o).unwrap();
+    assert!(p.tokens_after <= 45, "{p:?}");
+    assert!(!p.is_noop());
+    // No turn start fits: the turn is split.
+    o.limit = Some(38);
+    let p = plan(&m, &tokens, &o).unwrap();
+    assert!(p.tokens_after <= 38);
+    assert!(
+        p.escalations.contains(&Escalation::SplitTurn),
+        "{:?}",
+        p.escalations
+    );
+    // The limit is below the summary budget itself: nothing can fit.
+    o.limit = Some(5);
+    let err = plan(&m, &tokens, &o).unwrap_err();
+    assert_eq!(err.code, ErrorCode::CannotCompact);
+    assert!(err.message.contains("80 tokens under 5"), "{}", err.message);
+}
+
+#[test]
+fn an_oversized_last_tool_output_is_truncated() {
+    // The smallest tail (the last call and its 10,000-token result) does not fit the limit.
+    let mut m = history("u a u c");
+    let mut big = result("t1");
+    if let context_compaction::core::message::Part::ToolResult { output, .. } = &mut big.parts[0] {
+        *output = vec![context_compaction::core::message::Part::text(
+            "x".repeat(40_000),
+        )];
+    }
+    m.push(big);
+    let tokens = vec![10, 10, 10, 10, 10_000];
+    let mut o = options(
+        Strategy::RecentTokens { keep: 20_000 },
+        TurnBoundary::Split,
+        Direction::Forward,
+    );
+    o.limit = Some(2_000);
+    let p = plan(&m, &tokens, &o).unwrap();
+    assert!(p.tokens_after <= 2_000, "{p:?}");
+    assert_eq!(p.truncations.len(), 1);
+    assert_eq!(p.truncations[0].message, 4);
+    assert!(p
+        .escalations
+        .iter()
+        .any(|e| matches!(e, Escalation::Truncated { .. })));
+}

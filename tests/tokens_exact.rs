@@ -1,0 +1,104 @@
+//! Exact counts equal tiktoken's on a frozen corpus of real texts (code, logs, JSON, CJK, emoji,
+//! special-token strings), for both encodings; malformed rank tables are errors, never panics.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use context_compaction::core::error::ErrorCode;
+use context_compaction::core::tokens::{Encoding, EncodingName, EncodingRegistry};
+use proptest::prelude::*;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+fn table(name: EncodingName) -> Vec<u8> {
+    let path = format!(
+        "{}/encodings/{}.tiktoken",
+        env!("CARGO_MANIFEST_DIR"),
+        name.as_str()
+    );
+    std::fs::read(path).unwrap()
+}
+
+fn o200k() -> &'static Encoding {
+    static ENC: OnceLock<Encoding> = OnceLock::new();
+    ENC.get_or_init(|| {
+        Encoding::parse(EncodingName::O200kBase, &table(EncodingName::O200kBase)).unwrap()
+    })
+}
+
+#[test]
+fn counts_equal_tiktoken_on_the_corpus() {
+    let corpus: Value = serde_json::from_str(include_str!("data/token-parity.json")).unwrap();
+    let samples = corpus.as_array().unwrap();
+    assert!(samples.len() > 50);
+    let cl100k =
+        Encoding::parse(EncodingName::Cl100kBase, &table(EncodingName::Cl100kBase)).unwrap();
+    for (i, sample) in samples.iter().enumerate() {
+        let text = sample["text"].as_str().unwrap();
+        for (encoding, name) in [(o200k(), "o200k_base"), (&cl100k, "cl100k_base")] {
+            let expected = sample["counts"][name].as_u64().unwrap() as usize;
+            assert_eq!(
+                encoding.count(text),
+                expected,
+                "sample {i} ({}) in {name}",
+                sample["kind"]
+            );
+        }
+    }
+}
+
+#[test]
+fn special_token_strings_are_plain_text() {
+    // tiktoken's ordinary path: "<|endoftext|>" is several ordinary tokens, not one special token.
+    assert!(o200k().count("<|endoftext|>") > 1);
+}
+
+#[test]
+fn registry_requires_loading_first() {
+    let mut registry = EncodingRegistry::default();
+    let err = registry.require(EncodingName::O200kBase).unwrap_err();
+    assert_eq!(err.code, ErrorCode::EncodingUnavailable);
+    assert!(err.message.contains("loadEncoding"), "{}", err.message);
+    // A bad table leaves the slot empty; a good one fills it.
+    assert!(registry.load(EncodingName::Cl100kBase, b"garbage").is_err());
+    assert!(registry.get(EncodingName::Cl100kBase).is_none());
+    registry
+        .load(EncodingName::Cl100kBase, &table(EncodingName::Cl100kBase))
+        .unwrap();
+    assert_eq!(
+        registry
+            .require(EncodingName::Cl100kBase)
+            .unwrap()
+            .count("hello world"),
+        2
+    );
+}
+
+#[test]
+fn the_table_of_one_encoding_is_refused_for_the_other() {
+    let err =
+        Encoding::parse(EncodingName::O200kBase, &table(EncodingName::Cl100kBase)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+}
+
+proptest! {
+
+    #[test]
+    fn counting_never_panics_and_never_exceeds_the_bytes(a in "\\PC{0,200}", b in "\\PC{0,200}") {
+        let whole = format!("{a}\n\n{b}");
+        let count = o200k().count(&whole);
+        prop_assert!(count <= whole.len());
+        prop_assert_eq!(o200k().count(""), 0);
+        if !a.is_empty() { prop_assert!(o200k().count(&a) > 0); }
+    }
+
+    #[test]
+    fn arbitrary_tables_never_panic(lines in proptest::collection::vec("[A-Za-z0-9+/=]{0,12}( [0-9]{0,6})?", 0..20)) {
+        let text = lines.join("\n");
+        let _ = Encoding::parse(EncodingName::Cl100kBase, text.as_bytes());
+    }
+}
