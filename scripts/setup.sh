@@ -46,9 +46,11 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   fi
 fi
 
-# npm dependencies, when the lockfile changed since the last install.
+# npm dependencies at the versions of package-lock.json, when it changed since the last install.
+# (`npm install` rather than `npm ci`: registry mirrors that lack other platforms' optional
+# binaries, such as rollup's, leave those out of the lockfile, and `npm ci` then refuses it.)
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies from package-lock.json"
-  npm ci --no-audit --no-fund --loglevel=error
+  npm install --no-audit --no-fund --loglevel=error
 fi
 say "ready"

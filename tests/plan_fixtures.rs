@@ -15,7 +15,8 @@ use context_compaction::core::cut::{Direction, Layout, TurnBoundary};
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::estimate::{Counter, Estimator};
 use context_compaction::core::message::Message;
-use context_compaction::core::plan::{Disposition as D, PlanOptions, Strategy};
+use context_compaction::core::plan::{Disposition as D, PlanOptions, PruneSettings, Strategy};
+use context_compaction::core::prune::{OpenCodeOptions, Style};
 use context_compaction::formats::claude_code::import_claude_code;
 use context_compaction::formats::pi_session::import_pi_session;
 use std::path::PathBuf;
@@ -106,6 +107,14 @@ fn strategies() -> Vec<(Strategy, TurnBoundary, Direction)> {
     ]
 }
 
+fn prunes() -> Vec<Option<PruneSettings>> {
+    vec![
+        None,
+        Some(PruneSettings { supersede: true, style: Style::OpenCode(OpenCodeOptions::default()) }),
+        Some(PruneSettings { supersede: true, style: Style::None }),
+    ]
+}
+
 #[test]
 fn every_fixture_plans_within_every_window() {
     let estimator = Estimator::new(Counter::Heuristic);
@@ -115,7 +124,7 @@ fn every_fixture_plans_within_every_window() {
         let tokens = estimate.per_message.clone();
         let layout = Layout::new(&messages);
         for window in [16_000usize, 64_000, 200_000] {
-            for (strategy, boundary, direction) in strategies() {
+            for ((strategy, boundary, direction), prune) in strategies().into_iter().zip(prunes().into_iter().cycle()) {
                 let options = PlanOptions {
                     strategy: strategy.clone(),
                     boundary,
@@ -124,6 +133,7 @@ fn every_fixture_plans_within_every_window() {
                     summary_tokens: window / 20,
                     prefix_summary_tokens: window / 40,
                     limit: Some(window * 3 / 4),
+                    prune: prune.clone(),
                 };
                 let context = format!("{name}, window {window}, {strategy:?}");
                 let p = match plan(&messages, &tokens, &options) {
@@ -160,6 +170,8 @@ fn every_fixture_plans_within_every_window() {
                 if pairs_intact(&messages) {
                     assert!(pairs_intact(&out), "{context}");
                 }
+                let introduced = common::new_violations(&messages, &out);
+                assert!(introduced.is_empty(), "{context}: {introduced:?}");
                 let again = plan(&out, &out_tokens, &options).unwrap();
                 assert!(
                     again.is_noop(),

@@ -13,7 +13,8 @@ use common::{output, pairs_intact, plan};
 use context_compaction::core::cut::{Direction, Layout, TurnBoundary};
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::message::{Message, Part, Role};
-use context_compaction::core::plan::{Disposition as D, PlanOptions, Strategy as Keep};
+use context_compaction::core::plan::{Disposition as D, PlanOptions, PruneSettings, Strategy as Keep};
+use context_compaction::core::prune::{OpenCodeOptions, Style};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -148,9 +149,10 @@ fn options() -> impl Strategy<Value = PlanOptions> {
         any::<bool>(),
         any::<bool>(),
         proptest::option::of(0usize..6000),
+        0u8..3,
     )
         .prop_map(
-            |(strategy, split, backward, summarize, limit)| PlanOptions {
+            |(strategy, split, backward, summarize, limit, prune)| PlanOptions {
                 strategy,
                 boundary: if split {
                     TurnBoundary::Split
@@ -166,6 +168,19 @@ fn options() -> impl Strategy<Value = PlanOptions> {
                 summary_tokens: 200,
                 prefix_summary_tokens: 100,
                 limit,
+                prune: match prune {
+                    0 => None,
+                    1 => Some(PruneSettings { supersede: true, style: Style::None }),
+                    _ => Some(PruneSettings {
+                        supersede: false,
+                        style: Style::OpenCode(OpenCodeOptions {
+                            protect_turns: 1,
+                            protect_tokens: 100,
+                            minimum: 50,
+                            ..OpenCodeOptions::default()
+                        }),
+                    }),
+                },
             },
         )
 }
@@ -207,6 +222,8 @@ proptest! {
         // The output never separates a tool result from its call.
         let (out, out_tokens) = output(&m, &tokens, &p, o.summary_tokens);
         prop_assert!(pairs_intact(&out) || !pairs_intact(&m));
+        let introduced = common::new_violations(&m, &out);
+        prop_assert!(introduced.is_empty(), "{:?}", introduced);
         // Deterministic.
         prop_assert_eq!(plan(&m, &tokens, &o).unwrap(), p.clone());
         // Planning the output again with nothing new changes nothing.
@@ -228,6 +245,7 @@ proptest! {
             summary_tokens: 200,
             prefix_summary_tokens: 100,
             limit: None,
+            prune: None,
         };
         let kept = |keep| plan(&m, &tokens, &opts(keep)).unwrap().indices(D::Keep).len();
         prop_assert!(kept(large) >= kept(small));

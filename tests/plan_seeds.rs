@@ -12,7 +12,8 @@ use common::{call, history, plan, result};
 use context_compaction::core::cut::{Direction, TurnBoundary};
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::message::{Message, Role};
-use context_compaction::core::plan::{Disposition as D, Escalation, PlanOptions, Strategy};
+use context_compaction::core::plan::{Disposition as D, Escalation, PlanOptions, PruneSettings, Strategy};
+use context_compaction::core::prune::Style;
 
 fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> PlanOptions {
     PlanOptions {
@@ -23,6 +24,7 @@ fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> 
         summary_tokens: 100,
         prefix_summary_tokens: 50,
         limit: None,
+        prune: None,
     }
 }
 
@@ -373,4 +375,32 @@ fn an_oversized_last_tool_output_is_truncated() {
         .escalations
         .iter()
         .any(|e| matches!(e, Escalation::Truncated { .. })));
+}
+
+#[test]
+fn pruning_comes_first_and_keeps_more_of_the_tail() {
+    // Two reads of the same file; the first is superseded by the second.
+    let mut m = vec![Message::text(Role::User, "fix a.rs")];
+    for id in ["r1", "r2"] {
+        m.push(call(&[id]));
+        let mut r = result(id);
+        if let context_compaction::core::message::Part::ToolResult { output, .. } = &mut r.parts[0] {
+            *output = vec![context_compaction::core::message::Part::text("fn main() {}\n".repeat(400))];
+        }
+        m.push(r);
+    }
+    m.push(Message::text(Role::Assistant, "fixed"));
+    let tokens: Vec<usize> = m.iter().map(|x| x.parts.iter().map(common::part_cost).sum::<usize>() + 4).collect();
+    let total: usize = tokens.iter().sum();
+    let mut o = options(Strategy::RecentTokens { keep: 100_000 }, TurnBoundary::Split, Direction::Forward);
+    o.limit = Some(total - 100);
+    let without = plan(&m, &tokens, &o).unwrap();
+    assert!(without.escalations.iter().any(|e| matches!(e, Escalation::ShrankTail { .. })));
+    o.prune = Some(PruneSettings { supersede: true, style: Style::None });
+    let with = plan(&m, &tokens, &o).unwrap();
+    assert!(matches!(with.escalations.first(), Some(Escalation::Pruned { .. })), "{:?}", with.escalations);
+    assert_eq!(with.pruned.len(), 1);
+    assert_eq!(with.pruned[0].message, 2, "the older read is pruned");
+    assert!(with.indices(D::Keep).len() > without.indices(D::Keep).len());
+    assert!(with.tokens_after <= total - 100);
 }

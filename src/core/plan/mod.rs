@@ -17,6 +17,7 @@ pub mod truncate;
 use crate::core::cut::{fit_back, pairs::tool_partners, select, Direction, Layout, TurnBoundary};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::{Message, Part};
+use crate::core::prune::{self, PruneAction, Style};
 use std::ops::Range;
 pub use strategy::Strategy;
 pub use truncate::Truncation;
@@ -42,6 +43,8 @@ pub enum Disposition {
 /// A step taken to make the compacted context fit its limit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Escalation {
+    /// Tool outputs of kept messages were pruned, freeing `freed` tokens.
+    Pruned { freed: usize },
     /// The kept tail was shrunk: it now starts at `to` instead of `from`.
     ShrankTail { from: usize, to: usize },
     /// A split turn was allowed although the boundary was `Snap`.
@@ -69,6 +72,17 @@ pub struct PlanOptions {
     pub prefix_summary_tokens: usize,
     /// The most tokens the compacted context may hold; `None` skips the convergence check.
     pub limit: Option<usize>,
+    /// Pruning tried first when the plan exceeds `limit`; `None` never prunes.
+    pub prune: Option<PruneSettings>,
+}
+
+/// Pruning used as the first convergence step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PruneSettings {
+    /// Prune superseded file reads first.
+    pub supersede: bool,
+    /// Then this style.
+    pub style: Style,
 }
 
 /// The history and its token counts.
@@ -96,6 +110,8 @@ pub struct Plan {
     pub turn_prefix: Option<Range<usize>>,
     /// Kept messages also shown to the summarizer for continuity (recursive strategy).
     pub overlap: Vec<usize>,
+    /// Tool outputs (or inputs) of kept messages replaced by placeholders.
+    pub pruned: Vec<PruneAction>,
     /// Oversized tool outputs truncated in the kept tail.
     pub truncations: Vec<Truncation>,
     /// Steps taken to fit the limit.
@@ -126,7 +142,7 @@ impl Plan {
                 Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
             ) && Some(i) != self.previous_summary
         });
-        !removes_news && self.truncations.is_empty()
+        !removes_news && self.truncations.is_empty() && self.pruned.is_empty()
     }
 }
 
@@ -172,10 +188,54 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
     let mut result = planner.finish(first, tokens_before, Vec::new());
     if let Some(limit) = options.limit {
         if result.tokens_after > limit {
+            if let Some(settings) = &options.prune {
+                if let Some(pruned) = plan_pruned(input, options, settings, tokens_before)? {
+                    return Ok(pruned);
+                }
+            }
             result = planner.converge(result, limit, tokens_before)?;
         }
     }
     Ok(result)
+}
+
+/// Convergence step 1: plans again on the pruned history; `None` when pruning frees nothing.
+fn plan_pruned(
+    input: &PlanInput<'_>,
+    options: &PlanOptions,
+    settings: &PruneSettings,
+    tokens_before: usize,
+) -> Result<Option<Plan>> {
+    let actions = prune::order(input.messages, settings.supersede, &settings.style, input.part_cost);
+    if actions.is_empty() {
+        return Ok(None);
+    }
+    let messages = prune::apply(input.messages, &actions);
+    let mut tokens = input.tokens.to_vec();
+    for action in &actions {
+        if let Some(t) = tokens.get_mut(action.message) {
+            *t = t.saturating_sub(action.tokens_freed);
+        }
+    }
+    let again = PlanOptions { prune: None, ..options.clone() };
+    let pruned_input = PlanInput { messages: &messages, tokens: &tokens, part_cost: input.part_cost };
+    let mut result = plan(&pruned_input, &again)?;
+    // Pruning what is summarized anyway changes nothing in the context: keep the rest.
+    result.pruned = actions
+        .into_iter()
+        .filter(|a| {
+            matches!(
+                result.dispositions.get(a.message),
+                Some(Disposition::Keep | Disposition::Pinned | Disposition::System)
+            )
+        })
+        .collect();
+    result.tokens_before = tokens_before;
+    if !result.pruned.is_empty() {
+        let freed = prune::total_freed(&result.pruned);
+        result.escalations.insert(0, Escalation::Pruned { freed });
+    }
+    Ok(Some(result))
 }
 
 struct Planner<'a, 'b> {
@@ -345,6 +405,7 @@ impl Planner<'_, '_> {
             turn_prefix: a.prefix.clone(),
             dispositions: a.dispositions,
             overlap,
+            pruned: Vec::new(),
             truncations,
             escalations: Vec::new(),
             tokens_before,
