@@ -110,8 +110,14 @@ fn strategies() -> Vec<(Strategy, TurnBoundary, Direction)> {
 fn prunes() -> Vec<Option<PruneSettings>> {
     vec![
         None,
-        Some(PruneSettings { supersede: true, style: Style::OpenCode(OpenCodeOptions::default()) }),
-        Some(PruneSettings { supersede: true, style: Style::None }),
+        Some(PruneSettings {
+            supersede: true,
+            style: Style::OpenCode(OpenCodeOptions::default()),
+        }),
+        Some(PruneSettings {
+            supersede: true,
+            style: Style::None,
+        }),
     ]
 }
 
@@ -124,7 +130,9 @@ fn every_fixture_plans_within_every_window() {
         let tokens = estimate.per_message.clone();
         let layout = Layout::new(&messages);
         for window in [16_000usize, 64_000, 200_000] {
-            for ((strategy, boundary, direction), prune) in strategies().into_iter().zip(prunes().into_iter().cycle()) {
+            for ((strategy, boundary, direction), prune) in
+                strategies().into_iter().zip(prunes().into_iter().cycle())
+            {
                 let options = PlanOptions {
                     strategy: strategy.clone(),
                     boundary,

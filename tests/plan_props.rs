@@ -13,7 +13,9 @@ use common::{output, pairs_intact, plan};
 use context_compaction::core::cut::{Direction, Layout, TurnBoundary};
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::message::{Message, Part, Role};
-use context_compaction::core::plan::{Disposition as D, PlanOptions, PruneSettings, Strategy as Keep};
+use context_compaction::core::plan::{
+    Disposition as D, PlanOptions, PruneSettings, Strategy as Keep,
+};
 use context_compaction::core::prune::{OpenCodeOptions, Style};
 use proptest::prelude::*;
 use serde_json::json;
@@ -170,7 +172,10 @@ fn options() -> impl Strategy<Value = PlanOptions> {
                 limit,
                 prune: match prune {
                     0 => None,
-                    1 => Some(PruneSettings { supersede: true, style: Style::None }),
+                    1 => Some(PruneSettings {
+                        supersede: true,
+                        style: Style::None,
+                    }),
                     _ => Some(PruneSettings {
                         supersede: false,
                         style: Style::OpenCode(OpenCodeOptions {

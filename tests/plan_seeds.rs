@@ -12,7 +12,9 @@ use common::{call, history, plan, result};
 use context_compaction::core::cut::{Direction, TurnBoundary};
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::message::{Message, Role};
-use context_compaction::core::plan::{Disposition as D, Escalation, PlanOptions, PruneSettings, Strategy};
+use context_compaction::core::plan::{
+    Disposition as D, Escalation, PlanOptions, PruneSettings, Strategy,
+};
 use context_compaction::core::prune::Style;
 
 fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> PlanOptions {
@@ -384,21 +386,41 @@ fn pruning_comes_first_and_keeps_more_of_the_tail() {
     for id in ["r1", "r2"] {
         m.push(call(&[id]));
         let mut r = result(id);
-        if let context_compaction::core::message::Part::ToolResult { output, .. } = &mut r.parts[0] {
-            *output = vec![context_compaction::core::message::Part::text("fn main() {}\n".repeat(400))];
+        if let context_compaction::core::message::Part::ToolResult { output, .. } = &mut r.parts[0]
+        {
+            *output = vec![context_compaction::core::message::Part::text(
+                "fn main() {}\n".repeat(400),
+            )];
         }
         m.push(r);
     }
     m.push(Message::text(Role::Assistant, "fixed"));
-    let tokens: Vec<usize> = m.iter().map(|x| x.parts.iter().map(common::part_cost).sum::<usize>() + 4).collect();
+    let tokens: Vec<usize> = m
+        .iter()
+        .map(|x| x.parts.iter().map(common::part_cost).sum::<usize>() + 4)
+        .collect();
     let total: usize = tokens.iter().sum();
-    let mut o = options(Strategy::RecentTokens { keep: 100_000 }, TurnBoundary::Split, Direction::Forward);
+    let mut o = options(
+        Strategy::RecentTokens { keep: 100_000 },
+        TurnBoundary::Split,
+        Direction::Forward,
+    );
     o.limit = Some(total - 100);
     let without = plan(&m, &tokens, &o).unwrap();
-    assert!(without.escalations.iter().any(|e| matches!(e, Escalation::ShrankTail { .. })));
-    o.prune = Some(PruneSettings { supersede: true, style: Style::None });
+    assert!(without
+        .escalations
+        .iter()
+        .any(|e| matches!(e, Escalation::ShrankTail { .. })));
+    o.prune = Some(PruneSettings {
+        supersede: true,
+        style: Style::None,
+    });
     let with = plan(&m, &tokens, &o).unwrap();
-    assert!(matches!(with.escalations.first(), Some(Escalation::Pruned { .. })), "{:?}", with.escalations);
+    assert!(
+        matches!(with.escalations.first(), Some(Escalation::Pruned { .. })),
+        "{:?}",
+        with.escalations
+    );
     assert_eq!(with.pruned.len(), 1);
     assert_eq!(with.pruned[0].message, 2, "the older read is pruned");
     assert!(with.indices(D::Keep).len() > without.indices(D::Keep).len());

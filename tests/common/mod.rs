@@ -159,10 +159,15 @@ pub fn cases(default: u32) -> u32 {
 
 /// Violations of `output` that `input` did not already have (compared by kind and id). A
 /// compaction must never make a history invalid.
-pub fn new_violations(input: &[Message], output: &[Message]) -> Vec<context_compaction::core::validate::Violation> {
+pub fn new_violations(
+    input: &[Message],
+    output: &[Message],
+) -> Vec<context_compaction::core::validate::Violation> {
     use context_compaction::core::validate::validate;
-    let before: std::collections::HashSet<(String, Option<String>)> =
-        validate(input).into_iter().map(|v| (v.kind.as_str().to_string(), v.id)).collect();
+    let before: std::collections::HashSet<(String, Option<String>)> = validate(input)
+        .into_iter()
+        .map(|v| (v.kind.as_str().to_string(), v.id))
+        .collect();
     validate(output)
         .into_iter()
         .filter(|v| !before.contains(&(v.kind.as_str().to_string(), v.id.clone())))

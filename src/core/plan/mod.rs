@@ -206,7 +206,12 @@ fn plan_pruned(
     settings: &PruneSettings,
     tokens_before: usize,
 ) -> Result<Option<Plan>> {
-    let actions = prune::order(input.messages, settings.supersede, &settings.style, input.part_cost);
+    let actions = prune::order(
+        input.messages,
+        settings.supersede,
+        &settings.style,
+        input.part_cost,
+    );
     if actions.is_empty() {
         return Ok(None);
     }
@@ -217,8 +222,15 @@ fn plan_pruned(
             *t = t.saturating_sub(action.tokens_freed);
         }
     }
-    let again = PlanOptions { prune: None, ..options.clone() };
-    let pruned_input = PlanInput { messages: &messages, tokens: &tokens, part_cost: input.part_cost };
+    let again = PlanOptions {
+        prune: None,
+        ..options.clone()
+    };
+    let pruned_input = PlanInput {
+        messages: &messages,
+        tokens: &tokens,
+        part_cost: input.part_cost,
+    };
     let mut result = plan(&pruned_input, &again)?;
     // Pruning what is summarized anyway changes nothing in the context: keep the rest.
     result.pruned = actions
