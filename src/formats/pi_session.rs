@@ -1,6 +1,8 @@
 //! pi session files (JSONL) imported into an [`ImportedSession`].
 //!
-//! Every version is read: v1 (no entry ids; `compaction.firstKeptEntryIndex` counts file entries
+//! Every version is read, and the compaction design of seed 000 (`keepLastMessages`: the last N
+//! messages before the entry, never reaching back past the previous compaction).
+//! v1 (no entry ids; `compaction.firstKeptEntryIndex` counts file entries
 //! from the header at 0), v2+ (entries with `id` / `parentId`, `compaction.firstKeptEntryId`,
 //! `branch_summary`, v3 `custom_message`). Line types: `session` (header), `message`,
 //! `compaction`, `branch_summary` and `custom_message` (both become messages, as pi shows them
@@ -151,10 +153,14 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
                 let first_kept = match (
                     obj.get("firstKeptEntryIndex").and_then(Value::as_u64),
                     record.first_kept_entry_id.clone(),
+                    obj.get("keepLastMessages").and_then(Value::as_u64),
                 ) {
-                    (Some(i), _) => FirstKept::Index(usize::try_from(i).unwrap_or(usize::MAX)),
-                    (None, Some(id)) => FirstKept::Id(id),
-                    (None, None) => FirstKept::None,
+                    (Some(i), _, _) => FirstKept::Index(usize::try_from(i).unwrap_or(usize::MAX)),
+                    (None, Some(id), _) => FirstKept::Id(id),
+                    (None, None, Some(n)) => {
+                        FirstKept::Last(usize::try_from(n).unwrap_or(usize::MAX))
+                    }
+                    (None, None, None) => FirstKept::None,
                 };
                 pending.push((session.compactions.len(), entry_index, first_kept));
                 session.compactions.push(record);
@@ -163,9 +169,20 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
         }
     }
     for (ci, _entry_index, first_kept) in pending {
+        // The design of compaction (seed 000): keep the last N messages before the entry, counting
+        // only those after the previous compaction.
+        let previous_boundary = ci
+            .checked_sub(1)
+            .and_then(|p| session.compactions.get(p))
+            .map_or(0, |p| p.at_message);
         let Some(record) = session.compactions.get_mut(ci) else {
             continue;
         };
+        if let FirstKept::Last(n) = first_kept {
+            let start = record.at_message.saturating_sub(n).max(previous_boundary);
+            record.first_kept_message = (start < record.at_message).then_some(start);
+            continue;
+        }
         let target_entry = match first_kept {
             FirstKept::Index(i) => {
                 if let Some(id) = lines.get(i).and_then(|l| l.str_field("id")) {
@@ -176,7 +193,7 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
             FirstKept::Id(id) => lines
                 .iter()
                 .position(|l| l.str_field("id") == Some(id.as_str())),
-            FirstKept::None => None,
+            FirstKept::None | FirstKept::Last(_) => None,
         };
         record.first_kept_message = target_entry.and_then(|t| {
             message_at_entry
@@ -192,6 +209,8 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
 enum FirstKept {
     Index(usize),
     Id(String),
+    /// Seed 000's `keepLastMessages`.
+    Last(usize),
     None,
 }
 

@@ -202,7 +202,7 @@ impl Estimator {
     /// the overheads). Caches use it to drop results of another configuration.
     pub fn fingerprint(&self) -> u64 {
         let mut h = FxHasher::default();
-        self.counter.encoding().hash(&mut h);
+        self.counter.identity().hash(&mut h);
         self.image_rule.hash(&mut h);
         self.message_overhead.hash(&mut h);
         self.tool_call_overhead.hash(&mut h);

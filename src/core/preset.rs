@@ -1,0 +1,223 @@
+//! The defaults of well-known agents and of the systems in the seed documents, as [`Settings`].
+//! Explicit options override single fields afterwards. Facts are from `design/peers.md` and the
+//! seeds; where a peer leaves a value open, the choice is documented on its line.
+
+use crate::core::cut::{Direction, TurnBoundary};
+use crate::core::error::{Error, Result};
+use crate::core::message::Role;
+use crate::core::plan::{PruneSettings, Strategy};
+use crate::core::prune::{ClearToolUsesOptions, OpenCodeOptions, Style};
+use crate::core::settings::{Estimation, Settings};
+use crate::core::trigger::{self, Budget, Trigger};
+
+/// A known agent or seed system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    Pi,
+    Codex,
+    OpenCode,
+    ClaudeCode,
+    LangChain,
+    AnthropicApi,
+    Seed001,
+    Seed003,
+    Seed004,
+}
+
+impl Preset {
+    /// Every preset.
+    pub const ALL: [Preset; 9] = [
+        Preset::Pi,
+        Preset::Codex,
+        Preset::OpenCode,
+        Preset::ClaudeCode,
+        Preset::LangChain,
+        Preset::AnthropicApi,
+        Preset::Seed001,
+        Preset::Seed003,
+        Preset::Seed004,
+    ];
+
+    /// The name users write (`"pi"`, `"claude-code"`, `"seed-001"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Preset::Pi => "pi",
+            Preset::Codex => "codex",
+            Preset::OpenCode => "opencode",
+            Preset::ClaudeCode => "claude-code",
+            Preset::LangChain => "langchain",
+            Preset::AnthropicApi => "anthropic-api",
+            Preset::Seed001 => "seed-001",
+            Preset::Seed003 => "seed-003",
+            Preset::Seed004 => "seed-004",
+        }
+    }
+
+    /// Parses a name; an unknown one is `INVALID_OPTIONS` at `preset`.
+    pub fn parse(name: &str) -> Result<Preset> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.as_str() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Preset::ALL.iter().map(|p| p.as_str()).collect();
+                Error::invalid_option(
+                    "preset",
+                    format!(
+                        "unknown preset \"{name}\": expected one of {}",
+                        known.join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// The preset's settings for a model with `context_window` tokens and `max_output` output tokens.
+    pub fn settings(self, context_window: usize, max_output: usize) -> Settings {
+        let mut s = Settings::new(context_window);
+        let w = context_window;
+        match self {
+            Preset::Pi => {
+                // tokens > window − 16,384; keep ~20,000 tokens cut at a user or assistant message;
+                // split-turn prefix summarized separately; summary maxTokens = 0.8 × reserve.
+                let (t, b) = trigger::preset_pi(w, 16_384);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::RecentTokens { keep: 20_000 };
+                s.plan.summary_tokens = 16_384 * 4 / 5;
+                s.plan.prefix_summary_tokens = 16_384 * 2 / 5;
+                s.plan.prune = None;
+            }
+            Preset::Codex => {
+                // 90% of the window; recent user messages up to 20,000 tokens; handoff prefix;
+                // retries with backoff. The summary budget is ours (Codex sets none).
+                let (t, b) = trigger::preset_codex(w);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::RecentUserMessages { max_tokens: 20_000 };
+                s.plan.boundary = TurnBoundary::Snap;
+                s.plan.summary_tokens = 8_192.min(w / 8);
+                s.plan.prune = None;
+                s.summary.prefix = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\n".into();
+                s.retries = 3;
+            }
+            Preset::OpenCode => {
+                // tokens > window − min(20,000, max output); OpenCode's prune; the summary answers
+                // "What did we do so far?"; a continue message after automatic compaction. Kept
+                // verbatim: the last 2 turns (its prune protects the same 2 turns).
+                let (t, b) = trigger::preset_opencode(w, max_output);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::LastTurns { keep: 2 };
+                s.plan.boundary = TurnBoundary::Snap;
+                s.plan.prune = Some(PruneSettings {
+                    supersede: false,
+                    style: Style::OpenCode(OpenCodeOptions::default()),
+                });
+                s.summary = summary(Role::Assistant, "");
+                s.summary.question = Some("What did we do so far?".into());
+                s.summary.continue_message = Some("Continue if you have next steps".into());
+            }
+            Preset::ClaudeCode => {
+                // about window − 13,000; everything is summarized; old tool results cleared keeping
+                // the last 5 (its skill tool is `Skill`).
+                let (t, b) = trigger::preset_claude_code(w);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::TokenBudget { max: 0 };
+                s.plan.boundary = TurnBoundary::Snap;
+                let clear = ClearToolUsesOptions {
+                    keep: 5,
+                    exclude_tools: vec!["Skill".into()],
+                    ..ClearToolUsesOptions::default()
+                };
+                s.plan.prune = Some(PruneSettings {
+                    supersede: false,
+                    style: Style::Anthropic(clear),
+                });
+                s.summary = summary(Role::User, "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n");
+            }
+            Preset::LangChain => {
+                // LangChain asks for a trigger; ours is 80% of the window. Last 20 messages kept
+                // with AI/tool pairs together; the summarizer sees at most 4,000 tokens.
+                s.trigger = Trigger::Fraction(0.8);
+                s.budget = Budget::new(w);
+                s.plan.strategy = Strategy::LastMessages { keep: 20 };
+                s.plan.direction = Direction::Backward;
+                s.plan.prune = None;
+                s.summary = summary(
+                    Role::User,
+                    "Here is a summary of the conversation to date:\n\n",
+                );
+                s.summarizer_input_tokens = Some(4_000);
+            }
+            Preset::AnthropicApi => {
+                // Clear tool uses at 100,000 input tokens keeping the last 3; compact at 150,000
+                // into a compaction block that replaces the history.
+                s.trigger = Trigger::Tokens(150_000.min(w));
+                s.budget = Budget::new(w);
+                s.prune_trigger = Some(Trigger::Tokens(100_000.min(w)));
+                s.plan.strategy = Strategy::TokenBudget { max: 0 };
+                s.plan.boundary = TurnBoundary::Snap;
+                s.plan.prune = Some(PruneSettings {
+                    supersede: false,
+                    style: Style::Anthropic(ClearToolUsesOptions::default()),
+                });
+                s.summary = summary(Role::Assistant, "");
+            }
+            Preset::Seed001 => {
+                // (window − 2,000 − 4,000 − 5,000) × 0.80 and more than 10 messages; last 10
+                // messages, walking back over tool results; chars/4; summary maxTokens 1,000.
+                let (t, b) = trigger::preset_seed001(w, 2_000, 4_000, 5_000, 0.80, 10);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::LastMessages { keep: 10 };
+                s.plan.direction = Direction::Backward;
+                s.plan.summary_tokens = 1_000;
+                s.plan.prune = None;
+                s.estimation = Estimation::CharsPerToken(4);
+                s.summary = summary(Role::Assistant, "");
+                s.transcript.tool_output_chars = 2_000;
+            }
+            Preset::Seed003 => {
+                // system + blocks > 0.9 × max; keep-recent tokens by message blocks (the seed leaves
+                // the amount open: a tenth of the window); summaries of 800 and 400 tokens.
+                let (t, b) = trigger::preset_seed003(w);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::RecentTokens { keep: w / 10 };
+                s.plan.summary_tokens = 800;
+                s.plan.prefix_summary_tokens = 400;
+                s.plan.prune = None;
+            }
+            Preset::Seed004 => {
+                // min(0.7 × window, window − 32,000 − 8,000); the last 6 messages; chars/3; tool
+                // allow-list; chunks of 120,000 characters; rollup past 80,000 tokens.
+                let (t, b) = trigger::preset_seed004(w, 32_000, 8_000);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::LastMessages { keep: 6 };
+                s.plan.direction = Direction::Backward;
+                s.plan.prune = None;
+                s.estimation = Estimation::CharsPerToken(3);
+                s.summary = summary(Role::System, "Compacted context summary:\n");
+                s.transcript.tool_allow = Some(vec![
+                    "userQuestions".into(),
+                    "proceedInOnboarding".into(),
+                    "linear*".into(),
+                ]);
+                s.chunk_chars = 120_000;
+                s.rollup_tokens = 80_000;
+                s.retries = 2;
+            }
+        }
+        s
+    }
+}
+
+fn summary(role: Role, prefix: &str) -> crate::core::settings::SummaryStyle {
+    crate::core::settings::SummaryStyle {
+        role,
+        prefix: prefix.into(),
+        question: None,
+        continue_message: None,
+    }
+}

@@ -1,0 +1,154 @@
+//! The resolved configuration of a compaction: when (trigger and budget), what is kept (plan
+//! options), how the summary is injected, how tokens are counted and how the summarizer's input is
+//! shaped. Presets fill it ([`crate::core::preset`]); explicit options override single fields.
+
+use crate::core::cut::{Direction, TurnBoundary};
+use crate::core::error::{Error, Result};
+use crate::core::message::Role;
+use crate::core::plan::{PlanOptions, PruneSettings, Strategy};
+use crate::core::trigger::{Budget, Trigger};
+
+/// How the summary enters the compacted context.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryStyle {
+    /// The role of the summary message.
+    pub role: Role,
+    /// Text put before the summary in that message.
+    pub prefix: String,
+    /// When set, a user message with this text precedes the summary, which is then an assistant
+    /// message (OpenCode's "What did we do so far?", seed 002's shadow prompt).
+    pub question: Option<String>,
+    /// When set, a user message with this text follows the summary after an automatic compaction
+    /// (OpenCode's "continue").
+    pub continue_message: Option<String>,
+}
+
+/// How the summarizer's transcript is built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TranscriptOptions {
+    /// Tool outputs longer than this many characters are cut in the transcript.
+    pub tool_output_chars: usize,
+    /// Include reasoning parts.
+    pub include_reasoning: bool,
+    /// When set, only tools whose name is listed or starts with a listed prefix (entries ending in
+    /// `*`) appear in the transcript (seed 004).
+    pub tool_allow: Option<Vec<String>>,
+}
+
+/// How text is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Estimation {
+    /// The content-aware heuristic.
+    Heuristic,
+    /// `ceil(characters / n)` (seeds 001 and 004).
+    CharsPerToken(u32),
+}
+
+/// Everything a compaction needs to know besides the messages and the summarizer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The window and what is reserved in it.
+    pub budget: Budget,
+    /// When to compact.
+    pub trigger: Trigger,
+    /// When to prune tool outputs without compacting (Anthropic API's "clear tool uses" at
+    /// 100,000 tokens); `None` prunes only as a convergence step or when asked.
+    pub prune_trigger: Option<Trigger>,
+    /// What is kept, summarized or pruned.
+    pub plan: PlanOptions,
+    /// How the summary is injected.
+    pub summary: SummaryStyle,
+    /// How tokens are counted when no exact tokenizer is chosen.
+    pub estimation: Estimation,
+    /// The summarizer's transcript.
+    pub transcript: TranscriptOptions,
+    /// Transcripts longer than this many characters are summarized in chunks, each building on the
+    /// previous summary.
+    pub chunk_chars: usize,
+    /// A summary above this many tokens is rolled up (summarized again).
+    pub rollup_tokens: usize,
+    /// When set, the messages sent to the summarizer are trimmed to this many tokens (LangChain).
+    pub summarizer_input_tokens: Option<usize>,
+    /// Retries of a failed summarizer call.
+    pub retries: u32,
+}
+
+impl Settings {
+    /// Sensible defaults for a window of `context_window` tokens: pi's rules (reserve 16,384, keep
+    /// about 20,000 recent tokens, split turns allowed) with convergence pruning of superseded reads.
+    pub fn new(context_window: usize) -> Settings {
+        let reserve = 16_384.min(context_window / 4);
+        let keep = 20_000.min(context_window / 5);
+        Settings {
+            budget: Budget { reserve_tokens: reserve, ..Budget::new(context_window) },
+            trigger: Trigger::FractionAbove(1.0),
+            prune_trigger: None,
+            plan: PlanOptions {
+                strategy: Strategy::RecentTokens { keep },
+                boundary: TurnBoundary::Split,
+                direction: Direction::Forward,
+                summarize: true,
+                summary_tokens: reserve * 4 / 5,
+                prefix_summary_tokens: reserve * 2 / 5,
+                limit: None,
+                prune: Some(PruneSettings { supersede: true, style: crate::core::prune::Style::None }),
+            },
+            summary: SummaryStyle {
+                role: Role::User,
+                prefix: "The conversation history before this point was compacted into the following summary:\n\n".into(),
+                question: None,
+                continue_message: None,
+            },
+            estimation: Estimation::Heuristic,
+            transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None },
+            chunk_chars: 120_000,
+            rollup_tokens: reserve * 4 / 5,
+            summarizer_input_tokens: None,
+            retries: 2,
+        }
+    }
+
+    /// Checks the numbers fit together; the error names the option.
+    pub fn validate(&self) -> Result<()> {
+        self.budget.validate()?;
+        self.trigger.validate()?;
+        if let Some(t) = &self.prune_trigger {
+            t.validate()?;
+        }
+        let window = self.budget.context_window;
+        if self.plan.summary_tokens == 0 || self.plan.summary_tokens >= window {
+            return Err(Error::invalid_option(
+                "summaryTokens",
+                format!(
+                    "summaryTokens must be between 1 and the context window ({window}), got {}",
+                    self.plan.summary_tokens
+                ),
+            ));
+        }
+        if let Strategy::Recursive { keep, overlap } = self.plan.strategy {
+            if overlap >= keep {
+                return Err(Error::invalid_option(
+                    "strategy.overlap",
+                    format!("overlap ({overlap}) must be smaller than keep ({keep})"),
+                ));
+            }
+        }
+        if self.chunk_chars < 1_000 {
+            return Err(Error::invalid_option(
+                "chunkChars",
+                "chunkChars must be at least 1000",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The most tokens a compacted context may hold so that the token trigger does not fire again
+    /// on the next turn: one below the trigger's threshold, or the available budget when the
+    /// trigger has no token threshold.
+    pub fn token_limit(&self) -> usize {
+        match self.trigger.threshold(&self.budget) {
+            Some(threshold) => threshold.saturating_sub(1),
+            None => self.budget.available(),
+        }
+    }
+}
