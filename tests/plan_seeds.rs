@@ -30,6 +30,13 @@ fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> 
     }
 }
 
+fn o_with(strategy: Strategy, prefix_summary_tokens: usize) -> PlanOptions {
+    PlanOptions {
+        prefix_summary_tokens,
+        ..options(strategy, TurnBoundary::Split, Direction::Forward)
+    }
+}
+
 fn ones(n: usize) -> Vec<usize> {
     vec![1; n]
 }
@@ -220,33 +227,28 @@ fn seed_002_recursive_summarization_overlaps_the_active_window() {
 
 #[test]
 fn seed_003_split_turn_summarizes_the_prefix_separately() {
-    // Turns A, B, C (long, with tools), D, E; a budget that lands inside C.
+    // Turns A, B, C (long, with tools), D, E; a budget that lands inside C. The prefix summary
+    // budget (30) is below the prefix's size (50), so the prefix is summarized separately.
     let m = history("u a  u a  u c t c t c t a  u a  u a");
-    let tokens = vec![
-        10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    ];
-    let o = options(
-        Strategy::RecentTokens { keep: 65 },
-        TurnBoundary::Split,
-        Direction::Forward,
-    );
-    let p = plan(&m, &tokens, &o).unwrap();
+    let tokens = vec![10; 16];
+    let p = plan(
+        &m,
+        &tokens,
+        &o_with(Strategy::RecentTokens { keep: 65 }, 30),
+    )
+    .unwrap();
     // Accumulating backward reaches 65 at message 9 (a call: a candidate) — inside turn C.
     assert_eq!(p.indices(D::Keep), (9..16).collect::<Vec<_>>());
     assert_eq!(p.indices(D::Summarize), vec![0, 1, 2, 3]);
     assert_eq!(p.turn_prefix, Some(4..9));
     assert_eq!(p.indices(D::TurnPrefix), (4..9).collect::<Vec<_>>());
     assert!(p.split_turn);
-    assert_eq!(p.tokens_after, 70 + 100 + 50);
+    assert_eq!(p.tokens_after, 70 + 100 + 30);
     // 75 tokens reach message 8, a tool result: not a candidate, so the cut moves on to 9.
     let p = plan(
         &m,
         &tokens,
-        &options(
-            Strategy::RecentTokens { keep: 75 },
-            TurnBoundary::Split,
-            Direction::Forward,
-        ),
+        &o_with(Strategy::RecentTokens { keep: 75 }, 30),
     )
     .unwrap();
     assert_eq!(p.indices(D::Keep), (9..16).collect::<Vec<_>>());
@@ -254,11 +256,7 @@ fn seed_003_split_turn_summarizes_the_prefix_separately() {
     let p = plan(
         &m,
         &tokens,
-        &options(
-            Strategy::RecentTokens { keep: 40 },
-            TurnBoundary::Split,
-            Direction::Forward,
-        ),
+        &o_with(Strategy::RecentTokens { keep: 40 }, 30),
     )
     .unwrap();
     assert!(!p.split_turn);
@@ -425,4 +423,30 @@ fn pruning_comes_first_and_keeps_more_of_the_tail() {
     assert_eq!(with.pruned[0].message, 2, "the older read is pruned");
     assert!(with.indices(D::Keep).len() > without.indices(D::Keep).len());
     assert!(with.tokens_after <= total - 100);
+}
+
+#[test]
+fn a_prefix_no_larger_than_its_summary_budget_stays_verbatim() {
+    // An earlier turn, then "read X in full" (12 tokens), the read call and a huge result: the
+    // cut after the request would split off a prefix whose summary could not be smaller.
+    let m = history("u a u a  u c t");
+    let tokens = vec![300, 300, 300, 300, 12, 20, 10_000];
+    let p = plan(
+        &m,
+        &tokens,
+        &o_with(Strategy::RecentTokens { keep: 8_000 }, 50),
+    )
+    .unwrap();
+    assert!(!p.split_turn, "{p:?}");
+    assert_eq!(p.indices(D::Keep), vec![4, 5, 6]);
+    assert_eq!(p.turn_prefix, None);
+    // A prefix larger than the budget is still summarized separately.
+    let tokens = vec![300, 300, 300, 300, 400, 20, 10_000];
+    let p = plan(
+        &m,
+        &tokens,
+        &o_with(Strategy::RecentTokens { keep: 8_000 }, 50),
+    )
+    .unwrap();
+    assert_eq!(p.turn_prefix, Some(4..5));
 }

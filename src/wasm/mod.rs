@@ -1,7 +1,12 @@
 //! The only JS-aware code: exported functions and classes, the error helper and the hooks that the
 //! package's JS entry points register at load time.
 
+pub mod call;
+pub mod compact;
+pub mod compactor;
+pub mod convert;
 pub mod env;
 pub mod error;
+pub mod functions;
 pub mod tokens;
 pub mod types;

@@ -1,4 +1,5 @@
-//! TypeScript declarations for unions that wasm-bindgen cannot derive.
+//! TypeScript declarations for what wasm-bindgen cannot derive: unions, option and result shapes,
+//! and the generic `Compactor` class (its methods take and return the caller's message type).
 
 use wasm_bindgen::prelude::*;
 
@@ -8,6 +9,192 @@ const TS_TYPES: &'static str = r#"
 export type EncodingName = "o200k_base" | "cl100k_base";
 /** How tokens are counted: the fast content-aware estimate, or an exact encoding. */
 export type Tokenizer = "heuristic" | EncodingName;
+/** The message formats the package reads and writes; "auto" detects them. */
+export type MessageFormat = "auto" | "ai-sdk" | "openai" | "anthropic" | "pi";
+/** Defaults of known agents and of the seed systems (docs/presets.md). */
+export type PresetName = "pi" | "codex" | "opencode" | "claude-code" | "langchain" | "anthropic-api" | "seed-001" | "seed-003" | "seed-004";
+
+/** When to compact. `fraction`: tokens ≥ ⌊f × available⌋; `fractionAbove`: tokens > f × available. */
+export type Trigger =
+  | { fraction: number }
+  | { fractionAbove: number }
+  | { tokens: number }
+  | { turns: number }
+  | { messages: number }
+  | { anyOf: Trigger[] }
+  | { allOf: Trigger[] }
+  | "never";
+
+/** What is kept verbatim (docs/planning.md). */
+export type KeepStrategy =
+  | { type: "recent-tokens"; keep: number }
+  | { type: "sliding-window"; keep: number }
+  | { type: "turn-window"; keep: number }
+  | { type: "token-budget"; maxTokens: number }
+  | { type: "recursive"; keep: number; overlap?: number }
+  | { type: "codex"; maxTokens: number };
+
+/** Pruning tried before shrinking the kept tail, and used by `prune()`. */
+export type PruneOptions =
+  | false
+  | "supersede"
+  | { style: "supersede"; supersede?: boolean }
+  | { style: "opencode"; supersede?: boolean; protectTurns?: number; protectTokens?: number; minimum?: number; protectedTools?: string[]; placeholder?: string }
+  | { style: "anthropic"; supersede?: boolean; keep?: number; clearAtLeast?: number; excludeTools?: string[]; clearToolInputs?: boolean; placeholder?: string };
+
+/** One call of your summarizer. */
+export interface SummaryRequest<M = object> {
+  purpose: "history" | "turn-prefix" | "chunk" | "rollup";
+  /** Ready-to-send system prompt. */
+  system: string;
+  /** Ready-to-send user prompt: previous summary, transcript, instructions, format. */
+  prompt: string;
+  /** The serialized messages alone. */
+  transcript: string;
+  /** Your messages this piece covers. */
+  messages: M[];
+  previousSummary?: string;
+  instructions?: string;
+  maxTokens: number;
+  round: number;
+  /** Aborted on timeout or when your signal aborts. */
+  signal: AbortSignal;
+}
+export type SummaryAnswer = string | { summary: string };
+export type Summarize<M = object> = (request: SummaryRequest<M>) => SummaryAnswer | Promise<SummaryAnswer>;
+
+export interface BeforeCompactionEvent<M = object> { tokensBefore: number; messages: M[] }
+/** `false` or `{ cancel: true }` cancels; `{ summary }` supplies the summary (no summarizer call). */
+export type BeforeCompactionAnswer = void | undefined | boolean | { cancel: true } | { summary: string };
+export interface AfterCompactionEvent { tokensBefore: number; tokensAfter: number; compactedTokens: number }
+
+/** Every option, with its default, is listed in docs/api.md. */
+export interface CompactorOptions<M = object> {
+  contextWindow?: number;
+  model?: string;
+  maxOutputTokens?: number;
+  reserveTokens?: number;
+  safetyMargin?: number;
+  systemTokens?: number;
+  keepRecentTokens?: number;
+  strategy?: KeepStrategy;
+  turnBoundary?: "split" | "snap";
+  trigger?: Trigger;
+  tokenizer?: Tokenizer;
+  format?: MessageFormat;
+  preset?: PresetName;
+  summarize?: Summarize<M>;
+  summaryTokens?: number;
+  prefixSummaryTokens?: number;
+  summaryRole?: "user" | "assistant" | "system";
+  summaryPrefix?: string;
+  summaryQuestion?: string | null;
+  continueMessage?: string | null;
+  prune?: PruneOptions;
+  transcript?: { toolOutputChars?: number; includeReasoning?: boolean; toolAllow?: string[] };
+  chunkChars?: number;
+  rollupTokens?: number;
+  summarizerInputTokens?: number;
+  imageRule?: "anthropic" | "openai" | "gemini" | number;
+  timeoutMs?: number;
+  retries?: number;
+  retryDelayMs?: number;
+  maxConsecutiveFailures?: number;
+  prompts?: { system?: string; history?: string; update?: string; turnPrefix?: string; chunk?: string; rollup?: string };
+  onBeforeCompaction?: (event: BeforeCompactionEvent<M>) => BeforeCompactionAnswer | Promise<BeforeCompactionAnswer>;
+  onAfterCompaction?: (event: AfterCompactionEvent) => void;
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+/** Usage the provider reported for the last response. */
+export interface TokenUsage { input: number; output: number; cacheRead?: number; cacheWrite?: number }
+export interface TokensByKind { text: number; toolCalls: number; toolResults: number; images: number; reasoning: number; system: number }
+export interface Estimate { total: number; perMessage: number[]; byKind: TokensByKind }
+export interface CheckResult { shouldCompact: boolean; tokens: number; threshold: number | null; reason: string }
+export type Escalation =
+  | { step: "prune"; tokensFreed: number }
+  | { step: "shrink"; from: number; to: number }
+  | { step: "split-turn" }
+  | { step: "truncate"; tokensFreed: number }
+  | { step: "keep-nothing" };
+export interface PartChange { message: number; part: number; tokensFreed: number }
+/** Indices refer to the messages given to `plan`. */
+export interface PlanPreview {
+  shouldCompact: boolean;
+  reason: string;
+  threshold: number | null;
+  tokensBefore: number;
+  tokensAfter: number;
+  system: number[];
+  summarize: number[];
+  turnPrefix: number[];
+  dropped: number[];
+  pinned: number[];
+  kept: number[];
+  previousSummary: number | null;
+  splitTurn: boolean;
+  pruned: PartChange[];
+  truncated: PartChange[];
+  escalations: Escalation[];
+  noop: boolean;
+}
+export interface Digest { filesRead: string[]; filesModified: string[]; commands: string[]; errors: string[]; userRequests: string[] }
+export interface CompactResult<M = object> {
+  compacted: boolean;
+  messages: M[];
+  summary: string | null;
+  removed: M[];
+  tokensBefore: number;
+  tokensAfter: number;
+  round: number;
+  splitTurn: boolean;
+  digest: Digest | null;
+  warnings: string[];
+}
+export interface CompactCallOptions { instructions?: string; signal?: AbortSignal; force?: boolean }
+
+/** Compacts message arrays; stateless over the messages (api.md). */
+export declare class Compactor<M extends object = object> {
+  constructor(options: CompactorOptions<M>);
+  estimate(messages: readonly M[]): Estimate;
+  check(messages: readonly M[], options?: { usage?: TokenUsage }): CheckResult;
+  plan(messages: readonly M[], options?: { usage?: TokenUsage }): PlanPreview;
+  prune<T extends M>(messages: readonly T[]): T[];
+  compact<T extends M>(messages: readonly T[], options?: CompactCallOptions): Promise<CompactResult<T>>;
+  maybeCompact<T extends M>(messages: readonly T[], options?: CompactCallOptions): Promise<T[]>;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface Violation {
+  kind: "orphan-result" | "result-before-call" | "unanswered-call" | "duplicate-call-id" | "duplicate-result-id" | "summary-misplaced" | "empty-message";
+  /** `messages[3]` or `messages[3].content[0]`. */
+  path: string;
+  message: number;
+  part: number | null;
+  id: string | null;
+  detail: string;
+}
+export type RepairAction =
+  | { action: "removed-result"; message: number; id: string; reason: string }
+  | { action: "removed-message"; message: number }
+  | { action: "renamed-call"; message: number; from: string; to: string }
+  | { action: "renamed-result"; message: number; from: string; to: string }
+  | { action: "added-results"; after: number; ids: string[] }
+  | { action: "cleared-summary"; message: number };
+export interface RepairResult<M = object> { messages: M[]; actions: RepairAction[] }
+export interface SessionCompaction { line: number; summary: string; tokensBefore: number | null; trigger: string | null; firstKeptMessage: number | null; atMessage: number }
+export interface ImportedSession { format: "pi" | "anthropic"; messages: object[]; context: object[]; compactions: SessionCompaction[] }
+export interface TrimOptions {
+  maxTokens: number;
+  strategy?: "first" | "last";
+  startOn?: string | string[];
+  endOn?: string | string[];
+  includeSystem?: boolean;
+  allowPartial?: boolean;
+  tokenizer?: Tokenizer;
+  format?: MessageFormat;
+}
 "#;
 
 #[wasm_bindgen]
@@ -15,6 +202,10 @@ extern "C" {
     /// A JS value declared as `EncodingName`; checked at run time.
     #[wasm_bindgen(typescript_type = "EncodingName")]
     pub type EncodingArg;
+
+    /// A JS value declared as `MessageFormat`; checked at run time.
+    #[wasm_bindgen(typescript_type = "MessageFormat")]
+    pub type FormatArg;
 
     /// A JS value declared as `Tokenizer`; checked at run time.
     #[wasm_bindgen(typescript_type = "Tokenizer")]

@@ -182,6 +182,7 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
                 options.direction,
             )
             .unwrap_or(layout.tail_floor);
+            let cut = keep_small_prefix(cut, &layout, input.tokens, options);
             planner.assign_cut(cut, options.boundary)
         }
     };
@@ -197,6 +198,37 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
         }
     }
     Ok(result)
+}
+
+/// A split turn whose prefix is no larger than its summary budget is not split: summarizing it
+/// could not make it smaller, so the cut moves back to the turn's start and the prefix stays
+/// verbatim (a short request followed by a huge tool result is the common case).
+fn keep_small_prefix(
+    cut: usize,
+    layout: &Layout,
+    tokens: &[usize],
+    options: &PlanOptions,
+) -> usize {
+    if options.boundary != TurnBoundary::Split || !options.summarize {
+        return cut;
+    }
+    // Only a prefix summarized as a piece of its own (older history precedes it) is at stake.
+    let separate = |start: usize| start > layout.system_end || layout.last_summary.is_some();
+    match layout.split_prefix(cut) {
+        Some(prefix)
+            if separate(prefix.start)
+                && layout.is_turn_start(prefix.start)
+                && layout.safe.get(prefix.start).copied().unwrap_or(false) =>
+        {
+            let size: usize = tokens.get(prefix.clone()).map_or(0, |t| t.iter().sum());
+            if size <= options.prefix_summary_tokens {
+                prefix.start
+            } else {
+                cut
+            }
+        }
+        _ => cut,
+    }
 }
 
 /// Convergence step 1: plans again on the pruned history; `None` when pruning frees nothing.

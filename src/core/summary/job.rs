@@ -1,0 +1,486 @@
+//! The summarizer calls of one compaction as a sans-IO state machine.
+//!
+//! [`SummaryJob::next`] hands out the requests that may run now, the caller runs them (in parallel
+//! when several are handed out) and gives each answer to [`SummaryJob::submit`]; when `next`
+//! returns nothing and [`SummaryJob::is_done`] holds, [`SummaryJob::finish`] assembles the summary.
+//!
+//! Pieces. The history (messages planned `Summarize`, without the earlier summary, which travels
+//! as `previous_summary`, and without messages before it, which it already covers) and the prefix
+//! of a split turn (`TurnPrefix`) are two independent lanes that run in parallel. Each lane's
+//! transcript is cut into chunks at message boundaries when it exceeds `settings.chunk_chars`
+//! characters or, when set, `settings.summarizer_input_tokens` tokens (a single message larger
+//! than that is cut itself); the chunks of a lane run in sequence, each given the answer to the
+//! previous chunk as `previous_summary` (the first history chunk gets the earlier summary). When
+//! the history's final answer exceeds `min(settings.rollup_tokens, settings.plan.summary_tokens)`
+//! tokens, one rollup request condenses it.
+//!
+//! Validation of an answer: empty or whitespace → `SUMMARY_EMPTY`; estimated tokens not smaller
+//! than those of what it replaces (the piece's transcript, without overlap messages, plus the
+//! `previous_summary` it was given; for a rollup the summary being condensed) → `NO_PROGRESS`. A
+//! rejected answer leaves the piece outstanding: it may be retried and submitted again.
+
+use std::collections::HashSet;
+
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::message::Message;
+use crate::core::plan::{Disposition, Plan};
+use crate::core::settings::Settings;
+
+use super::chunk::{Chunk, Chunker};
+use super::digest::{append_to, Digest};
+use super::prompt::{render, Templates, NONE};
+use super::transcript::entries;
+
+/// The heading of the split-turn section of the finished summary.
+pub const TURN_CONTEXT_HEADING: &str = "## Turn Context (split turn)";
+
+/// Identifies one request of a job; unique within the job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PieceId(pub u32);
+
+/// What a request is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Purpose {
+    /// The whole history in one piece.
+    History,
+    /// The beginning of a split turn (or one chunk of it).
+    TurnPrefix,
+    /// One chunk of a history too large for one request.
+    Chunk,
+    /// Condensing a summary longer than its limit.
+    Rollup,
+}
+
+impl Purpose {
+    /// The name the JS callback sees: `history`, `turn-prefix`, `chunk`, `rollup`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::History => "history",
+            Purpose::TurnPrefix => "turn-prefix",
+            Purpose::Chunk => "chunk",
+            Purpose::Rollup => "rollup",
+        }
+    }
+}
+
+/// One call of the summarizer, ready to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PieceRequest {
+    /// Pass it back to [`SummaryJob::submit`].
+    pub id: PieceId,
+    /// What the piece is for.
+    pub purpose: Purpose,
+    /// The rendered system prompt.
+    pub system: String,
+    /// The rendered user prompt (transcript, previous summary and instructions included).
+    pub prompt: String,
+    /// The serialized messages of this piece alone (empty for a rollup).
+    pub transcript: String,
+    /// Indices of the messages this piece covers (a rollup covers the whole history).
+    pub message_indices: Vec<usize>,
+    /// The summary this piece builds on (for a rollup: the summary to condense).
+    pub previous_summary: Option<String>,
+    /// The caller's instructions.
+    pub instructions: Option<String>,
+    /// The token budget of the answer.
+    pub max_tokens: usize,
+    /// The compaction round.
+    pub round: u32,
+}
+
+/// The result of a finished job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// The history summary, then a [`TURN_CONTEXT_HEADING`] section when a split turn's prefix was
+    /// summarized, then the digest items the summary missed (see [`append_to`]). When no piece
+    /// had anything to show (e.g. an allow-list left every summarized message out) and there is no
+    /// earlier summary, it holds only the appended digest, or nothing.
+    pub summary: String,
+    /// The digest of every summarized message.
+    pub digest: Digest,
+    /// The part of `digest` that was appended because the model's summary did not mention it.
+    pub appended: Digest,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Chunk(usize),
+    Rollup,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LaneKind {
+    History,
+    Prefix,
+}
+
+#[derive(Clone, Debug)]
+struct Lane {
+    kind: LaneKind,
+    chunks: Vec<Chunk>,
+    indices: Vec<usize>,
+    stage: Stage,
+    /// The outstanding request, with the tokens its answer must stay below.
+    in_flight: Option<(PieceId, usize)>,
+    answer: Option<String>,
+    rolled_up: bool,
+}
+
+impl Lane {
+    fn new(kind: LaneKind, chunks: Vec<Chunk>, indices: Vec<usize>) -> Lane {
+        let stage = if chunks.is_empty() {
+            Stage::Done
+        } else {
+            Stage::Chunk(0)
+        };
+        Lane {
+            kind,
+            chunks,
+            indices,
+            stage,
+            in_flight: None,
+            answer: None,
+            rolled_up: false,
+        }
+    }
+
+    fn pieces(&self) -> usize {
+        let rollup = usize::from(self.rolled_up || self.stage == Stage::Rollup);
+        self.chunks.len() + rollup
+    }
+}
+
+/// The summarizer calls of one compaction (see the module documentation).
+pub struct SummaryJob<'e> {
+    estimate: &'e dyn Fn(&str) -> usize,
+    templates: Templates,
+    instructions: Option<String>,
+    previous_summary: Option<String>,
+    round: u32,
+    summary_tokens: usize,
+    prefix_tokens: usize,
+    rollup_limit: usize,
+    history: Lane,
+    prefix: Option<Lane>,
+    digest: Digest,
+    next_id: u32,
+    done: usize,
+}
+
+impl<'e> SummaryJob<'e> {
+    /// Prepares the pieces of `plan` over `messages`. `previous_summary` is the earlier summary to
+    /// build on; when `None` and the plan names an earlier summary message, that message's text
+    /// (without `settings.summary.prefix`) is used. `estimate` counts the tokens of a text.
+    ///
+    /// Errors: `INVALID_INPUT` when the plan does not match the messages or summarizes nothing
+    /// (no history, no turn prefix and no earlier summary).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        messages: &[Message],
+        plan: &Plan,
+        settings: &Settings,
+        templates: Templates,
+        previous_summary: Option<String>,
+        instructions: Option<String>,
+        round: u32,
+        estimate: &'e dyn Fn(&str) -> usize,
+    ) -> Result<SummaryJob<'e>> {
+        if plan.dispositions.len() != messages.len() {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the plan has {} dispositions for {} messages",
+                    plan.dispositions.len(),
+                    messages.len()
+                ),
+            ));
+        }
+        let earlier = plan.previous_summary.filter(|&i| {
+            plan.dispositions.get(i) == Some(&Disposition::Summarize)
+                && messages.get(i).is_some_and(|m| m.summary)
+        });
+        let previous_summary = previous_summary
+            .or_else(|| {
+                let text = messages.get(earlier?)?.plain_text();
+                let text = text
+                    .strip_prefix(settings.summary.prefix.as_str())
+                    .unwrap_or(&text);
+                Some(text.trim().to_string())
+            })
+            .filter(|s| !s.trim().is_empty());
+        let covered_up_to = earlier.filter(|_| previous_summary.is_some());
+        let overlap: HashSet<usize> = plan.overlap.iter().copied().collect();
+        let mut history: Vec<usize> = plan
+            .indices(Disposition::Summarize)
+            .into_iter()
+            .filter(|&i| covered_up_to.is_none_or(|s| i > s))
+            .collect();
+        let mut prefix = plan.indices(Disposition::TurnPrefix);
+        if history.is_empty() && previous_summary.is_none() {
+            // Nothing older than the prefix: the prefix is the history.
+            history = std::mem::take(&mut prefix);
+        }
+        if history.is_empty() && prefix.is_empty() && previous_summary.is_none() {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "nothing to summarize: the plan summarizes no message and there is no earlier summary",
+            ));
+        }
+        let digest_indices: Vec<usize> = {
+            let mut all = history.clone();
+            all.extend(&prefix);
+            all.sort_unstable();
+            all
+        };
+        let digest = Digest::extract(messages, &digest_indices);
+        let char_limit = settings.chunk_chars.max(1);
+        let token_limit = settings.summarizer_input_tokens;
+        let chunker = Chunker {
+            estimate,
+            char_limit,
+            token_limit,
+            overlap: &overlap,
+        };
+        let mut history_with_overlap = history.clone();
+        if !history.is_empty() {
+            history_with_overlap.extend(plan.overlap.iter().filter(|i| !history.contains(i)));
+        }
+        let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
+        let history_chunks = chunker.chunks(history_entries);
+        let mut history_lane = Lane::new(LaneKind::History, history_chunks, history);
+        if history_lane.chunks.is_empty() {
+            // No new history: the earlier summary stands for it, without a call.
+            history_lane.answer = previous_summary.clone();
+        }
+        let prefix_lane = (!prefix.is_empty()).then(|| {
+            let prefix_entries = entries(messages, &prefix, &settings.transcript, 1);
+            Lane::new(LaneKind::Prefix, chunker.chunks(prefix_entries), prefix)
+        });
+        let summary_tokens = settings.plan.summary_tokens;
+        Ok(SummaryJob {
+            estimate,
+            templates,
+            instructions: instructions.filter(|s| !s.trim().is_empty()),
+            previous_summary,
+            round,
+            summary_tokens,
+            prefix_tokens: settings.plan.prefix_summary_tokens,
+            rollup_limit: settings.rollup_tokens.min(summary_tokens),
+            history: history_lane,
+            prefix: prefix_lane,
+            digest,
+            next_id: 0,
+            done: 0,
+        })
+    }
+
+    /// The requests that may run now: at most one per lane (the history's next chunk and the split
+    /// turn's next chunk, in that order), each handed out once. Empty while every lane waits for
+    /// an answer, and when the job is done.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Vec<PieceRequest> {
+        let mut out = Vec::new();
+        if let Some(r) = self.issue(LaneKind::History) {
+            out.push(r);
+        }
+        if let Some(r) = self.issue(LaneKind::Prefix) {
+            out.push(r);
+        }
+        out
+    }
+
+    /// Accepts the answer to an outstanding piece after validating it (see the module
+    /// documentation). Errors: `INVALID_INPUT` for an id that is not outstanding, `SUMMARY_EMPTY`,
+    /// `NO_PROGRESS` (with both token counts in the message); on error nothing changes.
+    pub fn submit(&mut self, piece: PieceId, answer: &str) -> Result<()> {
+        let estimate = self.estimate;
+        let rollup_limit = self.rollup_limit;
+        let lane = [Some(&mut self.history), self.prefix.as_mut()]
+            .into_iter()
+            .flatten()
+            .find(|l| l.in_flight.is_some_and(|(id, _)| id == piece))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("piece {} is not outstanding in this summary job", piece.0),
+                )
+            })?;
+        let limit = lane.in_flight.map_or(0, |(_, limit)| limit);
+        let what = match (lane.kind, lane.stage) {
+            (_, Stage::Rollup) => "rollup",
+            (LaneKind::Prefix, _) => "split-turn prefix summary",
+            (LaneKind::History, _) => "history summary",
+        };
+        let answer = answer.trim();
+        if answer.is_empty() {
+            return Err(Error::new(
+                ErrorCode::SummaryEmpty,
+                format!("the summarizer returned an empty {what}"),
+            ));
+        }
+        let tokens = estimate(answer);
+        if tokens >= limit {
+            return Err(Error::new(
+                ErrorCode::NoProgress,
+                format!(
+                    "the {what} has {tokens} tokens, not fewer than the {limit} tokens it replaces"
+                ),
+            ));
+        }
+        lane.in_flight = None;
+        lane.answer = Some(answer.to_string());
+        lane.stage = match lane.stage {
+            Stage::Chunk(k) if k + 1 < lane.chunks.len() => Stage::Chunk(k + 1),
+            Stage::Chunk(_) if lane.kind == LaneKind::History && tokens > rollup_limit => {
+                Stage::Rollup
+            }
+            Stage::Rollup => {
+                lane.rolled_up = true;
+                Stage::Done
+            }
+            _ => Stage::Done,
+        };
+        self.done += 1;
+        Ok(())
+    }
+
+    /// `(answered, total)` pieces; `total` grows by one when a rollup becomes necessary.
+    pub fn progress(&self) -> (usize, usize) {
+        let total = self.history.pieces() + self.prefix.as_ref().map_or(0, Lane::pieces);
+        (self.done, total)
+    }
+
+    /// True when every piece is answered.
+    pub fn is_done(&self) -> bool {
+        self.history.stage == Stage::Done
+            && self.prefix.as_ref().is_none_or(|l| l.stage == Stage::Done)
+    }
+
+    /// The digest of the summarized messages.
+    pub fn digest(&self) -> &Digest {
+        &self.digest
+    }
+
+    /// Assembles the summary (see [`Finished`]). Errors: `INVALID_INPUT` when pieces are still
+    /// unanswered.
+    pub fn finish(self) -> Result<Finished> {
+        if !self.is_done() {
+            let (done, total) = self.progress();
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the summary job is not finished: {done} of {total} pieces answered"),
+            ));
+        }
+        let mut summary = self.history.answer.clone().unwrap_or_default();
+        if let Some(prefix) = self.prefix.as_ref().and_then(|l| l.answer.as_deref()) {
+            if !summary.is_empty() {
+                summary.push_str("\n\n");
+            }
+            summary.push_str(TURN_CONTEXT_HEADING);
+            summary.push_str("\n\n");
+            summary.push_str(prefix);
+        }
+        let appended = self.digest.missing_from(&summary);
+        Ok(Finished {
+            summary: append_to(&summary, &appended),
+            digest: self.digest,
+            appended,
+        })
+    }
+
+    fn issue(&mut self, kind: LaneKind) -> Option<PieceRequest> {
+        let lane = match kind {
+            LaneKind::History => &self.history,
+            LaneKind::Prefix => self.prefix.as_ref()?,
+        };
+        if lane.in_flight.is_some() {
+            return None;
+        }
+        let parts = lane.chunks.len();
+        let (purpose, template, transcript, indices, previous, replaced, part) = match lane.stage {
+            Stage::Done => return None,
+            Stage::Rollup => {
+                let summary = lane.answer.clone().unwrap_or_default();
+                let tokens = (self.estimate)(&summary);
+                let t = &self.templates.rollup;
+                (
+                    Purpose::Rollup,
+                    t,
+                    String::new(),
+                    lane.indices.clone(),
+                    Some(summary),
+                    tokens,
+                    1,
+                )
+            }
+            Stage::Chunk(k) => {
+                let chunk = lane.chunks.get(k)?;
+                let previous = if k == 0 {
+                    match kind {
+                        LaneKind::History => self.previous_summary.clone(),
+                        LaneKind::Prefix => None,
+                    }
+                } else {
+                    lane.answer.clone()
+                };
+                let (purpose, template) = match kind {
+                    LaneKind::Prefix => (Purpose::TurnPrefix, &self.templates.turn_prefix),
+                    LaneKind::History if parts > 1 => (Purpose::Chunk, &self.templates.chunk),
+                    LaneKind::History if previous.is_some() => {
+                        (Purpose::History, &self.templates.update)
+                    }
+                    LaneKind::History => (Purpose::History, &self.templates.history),
+                };
+                let previous_tokens = previous.as_deref().map_or(0, self.estimate);
+                let replaced = chunk.replaced_tokens.saturating_add(previous_tokens);
+                let transcript = chunk.transcript.clone();
+                (
+                    purpose,
+                    template,
+                    transcript,
+                    chunk.indices.clone(),
+                    previous,
+                    replaced,
+                    k + 1,
+                )
+            }
+        };
+        let max_tokens = match kind {
+            LaneKind::Prefix => self.prefix_tokens,
+            LaneKind::History => self.summary_tokens,
+        };
+        let max_text = max_tokens.to_string();
+        let round = self.round.to_string();
+        let part_text = part.to_string();
+        let parts_text = parts.max(1).to_string();
+        let vars = [
+            ("transcript", transcript.as_str()),
+            ("previous_summary", previous.as_deref().unwrap_or(NONE)),
+            ("instructions", self.instructions.as_deref().unwrap_or(NONE)),
+            ("max_tokens", max_text.as_str()),
+            ("round", round.as_str()),
+            ("part", part_text.as_str()),
+            ("parts", parts_text.as_str()),
+        ];
+        let request = PieceRequest {
+            id: PieceId(self.next_id),
+            purpose,
+            system: render(&self.templates.system, &vars),
+            prompt: render(template, &vars),
+            transcript,
+            message_indices: indices,
+            previous_summary: previous,
+            instructions: self.instructions.clone(),
+            max_tokens,
+            round: self.round,
+        };
+        self.next_id = self.next_id.wrapping_add(1);
+        let lane = match kind {
+            LaneKind::History => &mut self.history,
+            LaneKind::Prefix => self.prefix.as_mut()?,
+        };
+        lane.in_flight = Some((request.id, replaced));
+        Some(request)
+    }
+}

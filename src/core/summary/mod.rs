@@ -1,0 +1,23 @@
+//! Summaries: what the summarizer is asked and how its answers become the summary.
+//!
+//! - [`transcript`] serializes the summarized messages (numbered, reasoning left out, tool outputs
+//!   cut, a tool allow-list, images as placeholders).
+//! - [`prompt`] holds the default prompt templates and renders them.
+//! - [`digest`] extracts files, commands, errors and user requests without a model and appends
+//!   what the model's summary missed.
+//! - [`chunk`] cuts a transcript too large for one request into chunks.
+//! - [`job`] drives the summarizer calls of one compaction (history and split-turn prefix in
+//!   parallel, chunks in sequence, a rollup) and validates every answer.
+//!
+//! Pure Rust and sans-IO: nothing here calls a model; the caller runs the requests.
+
+pub mod chunk;
+pub mod digest;
+pub mod job;
+pub mod prompt;
+pub mod transcript;
+
+pub use digest::{append_to, Digest, APPENDED_HEADING};
+pub use job::{Finished, PieceId, PieceRequest, Purpose, SummaryJob, TURN_CONTEXT_HEADING};
+pub use prompt::{render, Templates};
+pub use transcript::{serialize, tool_allowed};

@@ -1,0 +1,233 @@
+//! One call of the caller's `summarize` function: it receives an `AbortSignal` that aborts on
+//! timeout or when the caller's own signal aborts, its answer may be a value or a promise of one,
+//! and every timer and listener is removed afterwards (a pending timer would keep Node alive).
+
+use crate::core::error::{Error, ErrorCode};
+use js_sys::{Function, Object, Promise, Reflect};
+use std::cell::Cell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// How one call ended, other than with an answer.
+pub enum CallError {
+    /// The caller's signal aborted (its reason).
+    Aborted(JsValue),
+    /// No answer within the timeout.
+    Timeout,
+    /// The function threw or its promise rejected (with this value).
+    Failed(JsValue),
+}
+
+fn global_fn(name: &str) -> Option<Function> {
+    Reflect::get(&js_sys::global(), &JsValue::from_str(name))
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()
+}
+
+/// Whether `signal` (an `AbortSignal`, or undefined) has aborted.
+pub fn is_aborted(signal: &JsValue) -> bool {
+    !signal.is_undefined()
+        && !signal.is_null()
+        && Reflect::get(signal, &JsValue::from_str("aborted"))
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+}
+
+/// The reason of an aborted signal.
+pub fn reason(signal: &JsValue) -> JsValue {
+    Reflect::get(signal, &JsValue::from_str("reason")).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn listen(signal: &JsValue, listener: &Function, add: bool) {
+    let method = if add {
+        "addEventListener"
+    } else {
+        "removeEventListener"
+    };
+    if let Ok(f) = Reflect::get(signal, &JsValue::from_str(method)) {
+        if let Ok(f) = f.dyn_into::<Function>() {
+            let _ = f.call2(signal, &JsValue::from_str("abort"), listener);
+        }
+    }
+}
+
+/// A promise that resolves after `ms` milliseconds.
+fn sleep(ms: u64) -> Promise {
+    Promise::new(&mut |resolve, _| {
+        if let Some(set_timeout) = global_fn("setTimeout") {
+            let _ = set_timeout.call2(&JsValue::UNDEFINED, &resolve, &JsValue::from_f64(ms as f64));
+        }
+    })
+}
+
+fn clear(timer: JsValue) {
+    if let Some(clear_timeout) = global_fn("clearTimeout") {
+        let _ = clear_timeout.call1(&JsValue::UNDEFINED, &timer);
+    }
+}
+
+/// Waits `ms` milliseconds unless `signal` aborts first (then `Err` with its reason).
+pub async fn pause(ms: u64, signal: &JsValue) -> Result<(), JsValue> {
+    if ms == 0 {
+        return if is_aborted(signal) {
+            Err(reason(signal))
+        } else {
+            Ok(())
+        };
+    }
+    let _ = JsFuture::from(sleep(ms)).await;
+    if is_aborted(signal) {
+        Err(reason(signal))
+    } else {
+        Ok(())
+    }
+}
+
+/// Calls `summarize(request)` once: sets `request.signal`, races the answer against the timeout
+/// and the caller's signal, and cleans up.
+pub async fn call_once(
+    summarize: &Function,
+    request: &Object,
+    timeout_ms: u64,
+    caller_signal: &JsValue,
+) -> Result<JsValue, CallError> {
+    if is_aborted(caller_signal) {
+        return Err(CallError::Aborted(reason(caller_signal)));
+    }
+    let controller = global_fn("AbortController")
+        .and_then(|c| Reflect::construct(&c, &js_sys::Array::new()).ok())
+        .unwrap_or(JsValue::UNDEFINED);
+    let signal =
+        Reflect::get(&controller, &JsValue::from_str("signal")).unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::set(request, &JsValue::from_str("signal"), &signal);
+    let abort_controller = |why: &JsValue| {
+        if let Ok(f) = Reflect::get(&controller, &JsValue::from_str("abort"))
+            .and_then(|f| f.dyn_into::<Function>())
+        {
+            let _ = f.call1(&controller, why);
+        }
+    };
+
+    let answer = match summarize.call1(&JsValue::UNDEFINED, request) {
+        Ok(value) => Promise::resolve(&value),
+        Err(thrown) => return Err(CallError::Failed(thrown)),
+    };
+    let timed_out = JsValue::from(Object::new());
+    let aborted = JsValue::from(Object::new());
+    let timer_id: Rc<Cell<Option<JsValue>>> = Rc::new(Cell::new(None));
+    let timer_slot = Rc::clone(&timer_id);
+    let timeout = Promise::new(&mut |resolve, _| {
+        if let (Some(set_timeout), Ok(bound)) = (
+            global_fn("setTimeout"),
+            resolve
+                .bind1(&JsValue::UNDEFINED, &timed_out)
+                .dyn_into::<Function>(),
+        ) {
+            if let Ok(t) = set_timeout.call2(
+                &JsValue::UNDEFINED,
+                &bound,
+                &JsValue::from_f64(timeout_ms as f64),
+            ) {
+                timer_slot.set(Some(t));
+            }
+        }
+    });
+    let listener: Rc<Cell<Option<Function>>> = Rc::new(Cell::new(None));
+    let listener_slot = Rc::clone(&listener);
+    let on_abort = Promise::new(&mut |resolve, _| {
+        if caller_signal.is_object() {
+            let bound: Function = resolve
+                .bind1(&JsValue::UNDEFINED, &aborted)
+                .unchecked_into();
+            listen(caller_signal, &bound, true);
+            listener_slot.set(Some(bound));
+        }
+    });
+    let race = Promise::race(&js_sys::Array::of3(&answer, &timeout, &on_abort));
+    let outcome = JsFuture::from(race).await;
+    if let Some(t) = timer_id.take() {
+        clear(t);
+    }
+    if let Some(l) = listener.take() {
+        listen(caller_signal, &l, false);
+    }
+    match outcome {
+        Ok(v) if v == timed_out => {
+            let why = Error::new(
+                ErrorCode::Timeout,
+                format!("the summarizer did not answer within {timeout_ms} ms"),
+            );
+            abort_controller(&super::error::to_js(&why, None));
+            Err(CallError::Timeout)
+        }
+        Ok(v) if v == aborted => {
+            let why = reason(caller_signal);
+            abort_controller(&why);
+            Err(CallError::Aborted(why))
+        }
+        Ok(v) => Ok(v),
+        Err(e) => Err(CallError::Failed(e)),
+    }
+}
+
+/// An `AbortController` for one batch of parallel calls: it aborts when the caller's signal does
+/// (until [`Batch::close`]), and can be aborted when one call of the batch fails, so its siblings
+/// stop at once.
+pub struct Batch {
+    controller: JsValue,
+    caller: JsValue,
+    forward: Option<Closure<dyn FnMut()>>,
+}
+
+impl Batch {
+    /// A batch linked to `caller` (an `AbortSignal` or undefined).
+    pub fn new(caller: &JsValue) -> Batch {
+        let controller = global_fn("AbortController")
+            .and_then(|c| Reflect::construct(&c, &js_sys::Array::new()).ok())
+            .unwrap_or(JsValue::UNDEFINED);
+        let mut batch = Batch {
+            controller,
+            caller: caller.clone(),
+            forward: None,
+        };
+        if is_aborted(caller) {
+            batch.abort(&reason(caller));
+        } else if caller.is_object() {
+            let (controller, signal) = (batch.controller.clone(), caller.clone());
+            let forward = Closure::<dyn FnMut()>::new(move || {
+                if let Ok(f) = Reflect::get(&controller, &JsValue::from_str("abort"))
+                    .and_then(|f| f.dyn_into::<Function>())
+                {
+                    let _ = f.call1(&controller, &reason(&signal));
+                }
+            });
+            listen(caller, forward.as_ref().unchecked_ref(), true);
+            batch.forward = Some(forward);
+        }
+        batch
+    }
+
+    /// The batch's signal, given to every call of the batch.
+    pub fn signal(&self) -> JsValue {
+        Reflect::get(&self.controller, &JsValue::from_str("signal")).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// Aborts every call of the batch.
+    pub fn abort(&self, why: &JsValue) {
+        if let Ok(f) = Reflect::get(&self.controller, &JsValue::from_str("abort"))
+            .and_then(|f| f.dyn_into::<Function>())
+        {
+            let _ = f.call1(&self.controller, why);
+        }
+    }
+
+    /// Unlinks the batch from the caller's signal.
+    pub fn close(self) {
+        if let Some(f) = &self.forward {
+            listen(&self.caller, f.as_ref().unchecked_ref(), false);
+        }
+    }
+}

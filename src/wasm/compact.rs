@@ -1,0 +1,464 @@
+//! `compact` and `maybeCompact`: plan, ask the caller's `summarize` for each piece (with timeout,
+//! abort, retries with backoff), validate, render. Works on an owned snapshot: no borrow of the
+//! `Compactor` is held across an `.await`, so callbacks may call back into it, and overlapping
+//! calls do not interfere. Any failure leaves the caller's array untouched and rejects with a
+//! `CompactionError`.
+
+use super::call::{call_once, is_aborted, pause, reason, Batch, CallError};
+use super::compactor::{Analyzed, Inner};
+use super::convert::{originals, outgoing, to_js};
+use super::error::to_js as error_to_js;
+use crate::core::error::{Error, ErrorCode};
+use crate::core::plan::Disposition;
+use crate::core::render::render;
+use crate::core::summary::job::{PieceRequest, SummaryJob};
+use crate::core::summary::prompt::Templates;
+use js_sys::{Array, Function, Object, Reflect};
+use serde_json::json;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// What the caller passed as the second argument.
+struct CallOptions {
+    instructions: Option<String>,
+    signal: JsValue,
+    force: bool,
+}
+
+fn call_options(value: &JsValue) -> CallOptions {
+    let get = |k: &str| {
+        if value.is_object() {
+            Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    CallOptions {
+        instructions: get("instructions").as_string(),
+        signal: get("signal"),
+        force: get("force").as_bool().unwrap_or(false),
+    }
+}
+
+fn fail(code: ErrorCode, message: impl Into<String>, cause: Option<&JsValue>) -> JsValue {
+    error_to_js(&Error::new(code, message), cause)
+}
+
+fn set(obj: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+/// The summary text of an answer: a string, or `{ summary: string }`.
+fn answer_text(answer: &JsValue) -> Option<String> {
+    answer.as_string().or_else(|| {
+        answer
+            .is_object()
+            .then(|| Reflect::get(answer, &JsValue::from_str("summary")).ok())
+            .flatten()
+            .and_then(|s| s.as_string())
+    })
+}
+
+/// The default templates with the caller's replacements.
+fn templates(prompts: &crate::core::options::Prompts) -> Templates {
+    let mut t = Templates::default();
+    let pairs = [
+        (&prompts.system, &mut t.system),
+        (&prompts.history, &mut t.history),
+        (&prompts.update, &mut t.update),
+        (&prompts.turn_prefix, &mut t.turn_prefix),
+        (&prompts.chunk, &mut t.chunk),
+        (&prompts.rollup, &mut t.rollup),
+    ];
+    for (given, slot) in pairs {
+        if let Some(text) = given {
+            slot.clone_from(text);
+        }
+    }
+    t
+}
+
+fn request_object(piece: &PieceRequest, a: &Analyzed) -> Object {
+    let obj = Object::new();
+    set(&obj, "purpose", &JsValue::from_str(piece.purpose.as_str()));
+    set(&obj, "system", &JsValue::from_str(&piece.system));
+    set(&obj, "prompt", &JsValue::from_str(&piece.prompt));
+    set(&obj, "transcript", &JsValue::from_str(&piece.transcript));
+    set(
+        &obj,
+        "messages",
+        &originals(&a.incoming, piece.message_indices.iter().copied()),
+    );
+    if let Some(p) = &piece.previous_summary {
+        set(&obj, "previousSummary", &JsValue::from_str(p));
+    }
+    if let Some(i) = &piece.instructions {
+        set(&obj, "instructions", &JsValue::from_str(i));
+    }
+    set(
+        &obj,
+        "maxTokens",
+        &JsValue::from_f64(piece.max_tokens as f64),
+    );
+    set(&obj, "round", &JsValue::from_f64(f64::from(piece.round)));
+    obj
+}
+
+/// Asks for one piece: calls with retries and exponential backoff on failures, timeouts and
+/// answers that are not text; an abort ends it at once.
+async fn ask(
+    inner: Rc<Inner>,
+    summarize: Function,
+    request: Object,
+    signal: JsValue,
+) -> Result<String, JsValue> {
+    let o = &inner.options;
+    let mut last = fail(
+        ErrorCode::SummarizerFailed,
+        "the summarizer was not called",
+        None,
+    );
+    for attempt in 0..=o.settings.retries {
+        if attempt > 0 {
+            let delay = o
+                .retry_delay_ms
+                .saturating_mul(1u64 << (attempt - 1).min(16));
+            pause(delay, &signal).await.map_err(|why| aborted(&why))?;
+        }
+        match call_once(&summarize, &request, o.timeout_ms, &signal).await {
+            Err(CallError::Aborted(why)) => return Err(aborted(&why)),
+            Err(CallError::Timeout) => {
+                last = fail(
+                    ErrorCode::Timeout,
+                    format!("the summarizer did not answer within {} ms", o.timeout_ms),
+                    None,
+                )
+            }
+            Err(CallError::Failed(cause)) => {
+                last = fail(
+                    ErrorCode::SummarizerFailed,
+                    "the summarizer failed",
+                    Some(&cause),
+                )
+            }
+            Ok(answer) => match answer_text(&answer) {
+                Some(text) => return Ok(text),
+                None => {
+                    last = fail(
+                        ErrorCode::SummarizerFailed,
+                        "the summarizer returned neither a string nor { summary: string }",
+                        Some(&answer),
+                    )
+                }
+            },
+        }
+    }
+    Err(last)
+}
+
+fn aborted(why: &JsValue) -> JsValue {
+    fail(
+        ErrorCode::Aborted,
+        "compaction aborted by the caller's signal",
+        Some(why),
+    )
+}
+
+/// Runs the pieces that may run now in parallel, then validates each answer; an answer the job
+/// rejects (empty, not smaller) is asked again, up to the retries.
+async fn run_batch(
+    inner: &Rc<Inner>,
+    summarize: &Function,
+    job: &mut SummaryJob<'_>,
+    pieces: &[PieceRequest],
+    a: &Analyzed,
+    signal: &JsValue,
+) -> Result<(), JsValue> {
+    // Siblings share a batch signal: the first failure aborts the others.
+    let batch = Batch::new(signal);
+    let batch_signal = batch.signal();
+    let promises: Array = pieces
+        .iter()
+        .map(|piece| {
+            let ask = ask(
+                Rc::clone(inner),
+                summarize.clone(),
+                request_object(piece, a),
+                batch_signal.clone(),
+            );
+            JsValue::from(wasm_bindgen_futures::future_to_promise(async move {
+                ask.await.map(JsValue::from)
+            }))
+        })
+        .collect();
+    let answers = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all(&promises)).await;
+    if let Err(e) = &answers {
+        batch.abort(e);
+    }
+    batch.close();
+    let answers = answers?;
+    let answers = Array::from(&answers);
+    for (k, piece) in pieces.iter().enumerate() {
+        let mut answer = answers
+            .get(u32::try_from(k).unwrap_or(u32::MAX))
+            .as_string()
+            .unwrap_or_default();
+        let mut attempt = 0;
+        loop {
+            match job.submit(piece.id, &answer) {
+                Ok(()) => break,
+                Err(e) if attempt >= inner.options.settings.retries => {
+                    return Err(error_to_js(&e, None))
+                }
+                Err(_) => {
+                    attempt += 1;
+                    answer = ask(
+                        Rc::clone(inner),
+                        summarize.clone(),
+                        request_object(piece, a),
+                        signal.clone(),
+                    )
+                    .await?;
+                }
+            }
+        }
+        progress(inner, job);
+    }
+    Ok(())
+}
+
+fn progress(inner: &Inner, job: &SummaryJob<'_>) {
+    if let Some(f) = &inner.callbacks.on_progress {
+        let (done, total) = job.progress();
+        let _ = f.call1(
+            &JsValue::UNDEFINED,
+            &to_js(&json!({"done": done, "total": total})),
+        );
+    }
+}
+
+/// Asks `onBeforeCompaction`; `Ok(None)`: go on; `Ok(Some(None))`: cancelled; `Ok(Some(Some(s)))`:
+/// the hook supplied the summary.
+async fn before_hook(
+    inner: &Inner,
+    tokens_before: usize,
+    a: &Analyzed,
+) -> Result<Option<Option<String>>, JsValue> {
+    let Some(hook) = &inner.callbacks.on_before else {
+        return Ok(None);
+    };
+    let event = to_js(&json!({"tokensBefore": tokens_before}));
+    set(event.unchecked_ref(), "messages", &a.incoming.array);
+    let value = hook.call1(&JsValue::UNDEFINED, &event).map_err(|e| {
+        fail(
+            ErrorCode::SummarizerFailed,
+            "onBeforeCompaction threw",
+            Some(&e),
+        )
+    })?;
+    let value = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value))
+        .await
+        .map_err(|e| {
+            fail(
+                ErrorCode::SummarizerFailed,
+                "onBeforeCompaction rejected",
+                Some(&e),
+            )
+        })?;
+    let cancel = value.is_object()
+        && Reflect::get(&value, &JsValue::from_str("cancel")).ok() == Some(JsValue::TRUE);
+    if value == JsValue::FALSE || cancel {
+        return Ok(Some(None));
+    }
+    if value.is_object() {
+        if let Some(summary) = answer_text(&value) {
+            return Ok(Some(Some(summary)));
+        }
+    }
+    Ok(None)
+}
+
+fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
+    let result = to_js(
+        &json!({"compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
+    );
+    set(
+        result.unchecked_ref(),
+        "messages",
+        &Array::from(&a.incoming.array).slice(0, a.incoming.array.length()),
+    );
+    set(result.unchecked_ref(), "removed", &Array::new());
+    result
+}
+
+/// The whole compaction. `automatic`: called by `maybeCompact` (counts toward the circuit breaker,
+/// adds the continue message).
+pub async fn compact(
+    inner: Rc<Inner>,
+    messages: JsValue,
+    options: JsValue,
+    automatic: bool,
+) -> Result<JsValue, JsValue> {
+    let call = call_options(&options);
+    let a = inner.analyze(&messages)?;
+    let prepared = inner.prepare(&a, None, call.force)?;
+    let tokens_before = a.estimate.total;
+    if automatic {
+        let state = inner.state.borrow();
+        if state.consecutive_failures >= inner.options.max_consecutive_failures {
+            return Ok(unchanged(
+                &a,
+                tokens_before,
+                "automatic compaction is off after repeated failures; call compact() to retry",
+            ));
+        }
+    }
+    if automatic && !prepared.decision.should_compact && !call.force {
+        return Ok(unchanged(&a, tokens_before, "below the trigger"));
+    }
+    let plan = prepared.plan;
+    if plan.is_noop() {
+        return Ok(unchanged(&a, tokens_before, "nothing to compact"));
+    }
+    let outcome = run(&inner, &a, &plan, &call, tokens_before, automatic).await;
+    {
+        let mut state = inner.state.borrow_mut();
+        match &outcome {
+            Ok(_) => {
+                state.consecutive_failures = 0;
+                state.compactions += 1;
+            }
+            Err(_) if automatic => state.consecutive_failures += 1,
+            Err(_) => {}
+        }
+    }
+    outcome
+}
+
+async fn run(
+    inner: &Rc<Inner>,
+    a: &Analyzed,
+    plan: &crate::core::plan::Plan,
+    call: &CallOptions,
+    tokens_before: usize,
+    automatic: bool,
+) -> Result<JsValue, JsValue> {
+    let summarizes = plan
+        .dispositions
+        .iter()
+        .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
+    let round = if plan.previous_summary.is_some() {
+        inner.state.borrow().compactions.max(1) + 1
+    } else {
+        1
+    };
+    let mut summary_text = None;
+    let mut digest = serde_json::Value::Null;
+    if summarizes {
+        match before_hook(inner, tokens_before, a).await? {
+            Some(None) => {
+                return Ok(unchanged(
+                    a,
+                    tokens_before,
+                    "cancelled by onBeforeCompaction",
+                ))
+            }
+            Some(Some(text)) => summary_text = Some(text),
+            None => {}
+        }
+        if summary_text.is_none() {
+            let Some(summarize) = inner.callbacks.summarize.clone() else {
+                return Err(error_to_js(
+                    &Error::invalid_option(
+                        "summarize",
+                        "a summarize function is required to compact with a summary",
+                    ),
+                    None,
+                ));
+            };
+            let templates = templates(&inner.options.prompts);
+            let estimate = |t: &str| a.estimator.counter.count(t);
+            let mut job = SummaryJob::new(
+                &a.incoming.messages,
+                plan,
+                &inner.options.settings,
+                templates,
+                None,
+                call.instructions.clone(),
+                round,
+                &estimate,
+            )
+            .map_err(|e| error_to_js(&e, None))?;
+            loop {
+                let pieces = job.next();
+                if pieces.is_empty() {
+                    break;
+                }
+                if is_aborted(&call.signal) {
+                    return Err(aborted(&reason(&call.signal)));
+                }
+                run_batch(inner, &summarize, &mut job, &pieces, a, &call.signal).await?;
+            }
+            let finished = job.finish().map_err(|e| error_to_js(&e, None))?;
+            let d = &finished.digest;
+            digest = json!({
+                "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
+                "errors": d.errors, "userRequests": d.user_requests,
+            });
+            summary_text = Some(finished.summary);
+        }
+    } else if is_aborted(&call.signal) {
+        return Err(aborted(&reason(&call.signal)));
+    }
+    let rendered = render(
+        &a.incoming.messages,
+        plan,
+        summary_text.as_deref(),
+        &inner.options.settings.summary,
+        automatic,
+    );
+    let out_messages: Vec<_> = rendered.iter().map(|r| r.message.clone()).collect();
+    let tokens_after = a.estimator.total(&out_messages);
+    if tokens_after >= tokens_before {
+        return Err(fail(ErrorCode::NoProgress, format!("the compacted context ({tokens_after} tokens) is not smaller than the original ({tokens_before})"), None));
+    }
+    let removed: Vec<usize> = plan
+        .dispositions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            matches!(
+                d,
+                Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
+            )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(hook) = &inner.callbacks.on_after {
+        let event = to_js(
+            &json!({"tokensBefore": tokens_before, "tokensAfter": tokens_after, "compactedTokens": tokens_before - tokens_after}),
+        );
+        let _ = hook.call1(&JsValue::UNDEFINED, &event);
+    }
+    let result = to_js(&json!({
+        "compacted": true,
+        "summary": summary_text,
+        "tokensBefore": tokens_before,
+        "tokensAfter": tokens_after,
+        "round": round,
+        "splitTurn": plan.split_turn,
+        "digest": digest,
+        "warnings": [],
+    }));
+    set(
+        result.unchecked_ref(),
+        "messages",
+        &outgoing(&a.incoming, &rendered),
+    );
+    set(
+        result.unchecked_ref(),
+        "removed",
+        &originals(&a.incoming, removed.into_iter()),
+    );
+    Ok(result)
+}

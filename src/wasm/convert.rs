@@ -1,0 +1,84 @@
+//! Values across the boundary: JS message arrays into the core's model (keeping the caller's array
+//! so untouched messages come back as the very same objects), and JSON results into JS objects.
+
+use super::error::throw;
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::render::{Origin, Rendered};
+use crate::formats::{detect, Format};
+use js_sys::Array;
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+/// A caller's message array, imported.
+pub struct Incoming {
+    /// The caller's array (its elements are returned as they are when unchanged).
+    pub array: Array,
+    /// The format the messages are in.
+    pub format: Format,
+    /// The messages in the core's model.
+    pub messages: Vec<Message>,
+}
+
+/// Imports `messages` (a JS array) in `format` (`None`: detect it).
+pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
+    if !Array::is_array(messages) {
+        return throw(Err(Error::invalid_input(
+            "messages",
+            "messages must be an array",
+        )));
+    }
+    let array = Array::from(messages);
+    let json: Value = serde_wasm_bindgen::from_value(messages.clone()).map_err(|e| {
+        to_error(Error::invalid_input(
+            "messages",
+            format!("messages are not plain data: {e}"),
+        ))
+    })?;
+    let format = match format {
+        Some(f) => f,
+        None => throw(detect(&json))?,
+    };
+    let messages = throw(format.import(&json))?;
+    Ok(Incoming {
+        array,
+        format,
+        messages,
+    })
+}
+
+fn to_error(e: Error) -> JsValue {
+    super::error::to_js(&e, None)
+}
+
+/// A JSON value as a plain JS value (objects, not Maps).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value.serialize(&serializer).unwrap_or(JsValue::NULL)
+}
+
+/// The caller's message at `index`, or the message exported in the caller's format.
+pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
+    let out = Array::new();
+    for r in rendered {
+        match r.origin {
+            Origin::Input(i) => {
+                out.push(&incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)));
+            }
+            Origin::Changed(_) | Origin::New => {
+                for value in incoming.format.export(std::slice::from_ref(&r.message)) {
+                    out.push(&to_js(&value));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The caller's messages at `indices`, as they are.
+pub fn originals(incoming: &Incoming, indices: impl Iterator<Item = usize>) -> Array {
+    indices
+        .map(|i| incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect()
+}

@@ -1,0 +1,155 @@
+//! Free functions over message arrays: `validateMessages`, `repairMessages`, `trimMessages`,
+//! `importSession`.
+
+use super::convert::{incoming, outgoing, to_js};
+use super::error::throw;
+use super::types::FormatArg;
+use crate::core::error::Error;
+use crate::core::estimate::{Counter, Estimator};
+use crate::core::message::Part;
+use crate::core::options::trim::parse_trim;
+use crate::core::options::Tokenizer;
+use crate::core::render::{Origin, Rendered};
+use crate::core::repair::{repair, RepairAction};
+use crate::core::trim::trim;
+use crate::core::validate::validate;
+use crate::formats::claude_code::import_claude_code;
+use crate::formats::pi_session::import_pi_session;
+use crate::formats::Format;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
+    match format.map(|f| f.as_string()) {
+        None => Ok(None),
+        Some(Some(name)) => {
+            throw(Format::parse(&name).map_err(|e| Error::invalid_input("format", e.message)))
+        }
+        Some(None) => throw(Err(Error::invalid_input(
+            "format",
+            "format must be a string",
+        ))),
+    }
+}
+
+/// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.
+#[wasm_bindgen(js_name = trimMessages, unchecked_return_type = "object[]")]
+pub fn trim_messages(
+    #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "TrimOptions")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let json: Value = serde_wasm_bindgen::from_value(options).map_err(|e| {
+        super::error::to_js(
+            &Error::invalid_option("options", format!("options must be an object: {e}")),
+            None,
+        )
+    })?;
+    let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
+    let incoming = incoming(&messages, format)?;
+    let counter = match tokenizer {
+        Tokenizer::Heuristic => Counter::Heuristic,
+        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
+    };
+    let estimator = Estimator::new(counter);
+    let tokens = estimator.estimate_all(&incoming.messages).per_message;
+    let cost = |p: &Part| estimator.part_tokens(p);
+    let trimmed = throw(trim(&incoming.messages, &tokens, &cost, &trim_options))?;
+    let rendered: Vec<Rendered> = trimmed
+        .kept
+        .iter()
+        .filter_map(|k| {
+            let original = incoming.messages.get(k.index)?;
+            Some(match &k.parts {
+                None => Rendered {
+                    message: original.clone(),
+                    origin: Origin::Input(k.index),
+                },
+                Some(parts) => {
+                    let mut message = original.clone();
+                    message.parts = parts
+                        .iter()
+                        .filter_map(|&p| original.parts.get(p).cloned())
+                        .collect();
+                    Rendered {
+                        message,
+                        origin: Origin::Changed(k.index),
+                    }
+                }
+            })
+        })
+        .collect();
+    Ok(outgoing(&incoming, &rendered).into())
+}
+
+/// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`
+/// (empty when the history is valid). A call in the last assistant message still awaiting its
+/// result is not a violation.
+#[wasm_bindgen(js_name = validateMessages, unchecked_return_type = "Violation[]")]
+pub fn validate_messages(
+    #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
+    format: Option<FormatArg>,
+) -> Result<JsValue, JsValue> {
+    let incoming = incoming(&messages, format_arg(format)?)?;
+    let list: Vec<Value> = validate(&incoming.messages)
+        .into_iter()
+        .map(|v| json!({"kind": v.kind.as_str(), "path": v.path(), "message": v.message, "part": v.part, "id": v.id, "detail": v.detail}))
+        .collect();
+    Ok(to_js(&list))
+}
+
+/// A repaired copy: orphan results removed, interrupted calls answered with an error result,
+/// duplicate ids renamed. `{ messages, actions }`; valid input comes back deep-equal.
+#[wasm_bindgen(js_name = repairMessages, unchecked_return_type = "RepairResult")]
+pub fn repair_messages(
+    #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
+    format: Option<FormatArg>,
+) -> Result<JsValue, JsValue> {
+    let incoming = incoming(&messages, format_arg(format)?)?;
+    let repaired = repair(incoming.messages);
+    let actions: Vec<Value> = repaired
+        .actions
+        .iter()
+        .map(|a| match a {
+            RepairAction::RemovedResult { message, id, reason, .. } => json!({"action": "removed-result", "message": message, "id": id, "reason": reason.as_str()}),
+            RepairAction::RemovedMessage { message } => json!({"action": "removed-message", "message": message}),
+            RepairAction::RenamedCall { message, from, to, .. } => json!({"action": "renamed-call", "message": message, "from": from, "to": to}),
+            RepairAction::RenamedResult { message, from, to, .. } => json!({"action": "renamed-result", "message": message, "from": from, "to": to}),
+            RepairAction::AddedResults { after_message, ids, .. } => json!({"action": "added-results", "after": after_message, "ids": ids}),
+            RepairAction::ClearedSummary { message } => json!({"action": "cleared-summary", "message": message}),
+        })
+        .collect();
+    let out = incoming.format.export(&repaired.messages);
+    Ok(to_js(&json!({"messages": out, "actions": actions})))
+}
+
+/// Imports a pi or Claude Code session file (JSONL text): `{ format, messages, context,
+/// compactions }` where `messages` is the whole history, `context` what the agent would send now
+/// (the latest summary and what follows it), both in the file's message format.
+#[wasm_bindgen(js_name = importSession, unchecked_return_type = "ImportedSession")]
+pub fn import_session(
+    text: &str,
+    #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] kind: &str,
+) -> Result<JsValue, JsValue> {
+    let session = match kind {
+        "pi" => throw(import_pi_session(text))?,
+        "claude-code" => throw(import_claude_code(text))?,
+        other => {
+            return throw(Err(Error::invalid_input(
+                "kind",
+                format!("unknown session kind \"{other}\": expected \"pi\" or \"claude-code\""),
+            )))
+        }
+    };
+    let compactions: Vec<Value> = session
+        .compactions
+        .iter()
+        .map(|c| json!({"line": c.line, "summary": c.summary, "tokensBefore": c.tokens_before, "trigger": c.trigger, "firstKeptMessage": c.first_kept_message, "atMessage": c.at_message}))
+        .collect();
+    let format = session.format;
+    Ok(to_js(&json!({
+        "format": format.as_str(),
+        "messages": format.export(&session.messages),
+        "context": format.export(&session.context()),
+        "compactions": compactions,
+    })))
+}

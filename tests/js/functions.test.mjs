@@ -1,0 +1,56 @@
+// validateMessages, repairMessages, trimMessages, importSession through the built package.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { validateMessages, repairMessages, trimMessages, importSession, CompactionError } from "context-compaction";
+import { aiSdkHistory, openAiHistory } from "./history.mjs";
+
+const orphaned = [
+  { role: "user", content: "go" },
+  { role: "tool", content: [{ type: "tool-result", toolCallId: "ghost", toolName: "read", output: { type: "text", value: "x" } }] },
+  { role: "assistant", content: [{ type: "tool-call", toolCallId: "a", toolName: "read", input: {} }, { type: "tool-call", toolCallId: "b", toolName: "read", input: {} }] },
+  { role: "tool", content: [{ type: "tool-result", toolCallId: "a", toolName: "read", output: { type: "text", value: "x" } }] },
+  { role: "user", content: "next" },
+];
+
+test("validateMessages lists orphaned results and unanswered calls with paths", () => {
+  assert.deepEqual(validateMessages(aiSdkHistory(5)), []);
+  const found = validateMessages(orphaned, "ai-sdk");
+  const kinds = found.map((v) => `${v.kind} ${v.path} ${v.id}`);
+  assert.ok(kinds.includes("orphan-result messages[1].content[0] ghost"), kinds.join("\n"));
+  assert.ok(kinds.includes("unanswered-call messages[2].content[1] b"), kinds.join("\n"));
+});
+
+test("repairMessages fixes pairing; valid input comes back deep-equal", () => {
+  const { messages, actions } = repairMessages(orphaned);
+  assert.deepEqual(validateMessages(messages), []);
+  assert.ok(actions.some((a) => a.action === "removed-result" && a.id === "ghost"));
+  assert.ok(actions.some((a) => a.action === "added-results" && a.ids.includes("b")));
+  const valid = openAiHistory(3);
+  assert.deepEqual(repairMessages(valid).messages, valid);
+});
+
+test("trimMessages keeps the last messages within the budget, never a result without its call", () => {
+  const history = aiSdkHistory(10);
+  for (const maxTokens of [50, 300, 1000, 5000]) {
+    const kept = trimMessages(history, { maxTokens, strategy: "last", startOn: "user", includeSystem: true });
+    assert.deepEqual(validateMessages(kept), []);
+    for (const m of kept) assert.ok(history.includes(m), "kept messages are the caller's objects");
+    if (kept.length > 1) assert.equal(kept[1].role, "user");
+    assert.equal(kept[0], history[0]);
+  }
+  const first = trimMessages(history, { maxTokens: 1000, strategy: "first" });
+  assert.equal(first[0], history[0]);
+  assert.throws(() => trimMessages(history, { maxTokens: 10, strategy: "middle" }), (e) => e instanceof CompactionError && e.path === "strategy");
+  assert.throws(() => trimMessages(history, { strategy: "last" }), (e) => e.code === "INVALID_OPTIONS" && e.path === "maxTokens");
+});
+
+test("importSession reads the bundled Claude Code session", () => {
+  const text = readFileSync(new URL("../../fixtures/claude-code-tool-heavy.jsonl", import.meta.url), "utf8");
+  const session = importSession(text, "claude-code");
+  assert.equal(session.format, "anthropic");
+  assert.ok(session.messages.length > 5);
+  assert.deepEqual(validateMessages(session.messages, "anthropic"), []);
+  assert.throws(() => importSession(text, "cursor"), (e) => e.code === "INVALID_INPUT" && e.path === "kind");
+  assert.throws(() => importSession("{not json", "pi"), (e) => e.code === "INVALID_INPUT");
+});

@@ -1,0 +1,147 @@
+// Shared replay of a real, long pi coding session for the agent-loop tests (agent-*.test.mjs).
+// The session is read from ../shared/fixtures/pi/large-session.jsonl beside the repository and
+// turned into user turns of scripted model steps: each step's tool calls (name, id, arguments)
+// and the outputs the tools really returned, so a replayed conversation grows like the real one.
+import { existsSync, readFileSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
+import { fileURLToPath } from "node:url";
+
+export const fixturePath = fileURLToPath(new URL("../../../shared/fixtures/pi/large-session.jsonl", import.meta.url));
+
+/** Compactor options shared by the loops: a small window so that compaction fires many times. */
+export const compactorOptions = {
+  contextWindow: 40_000,
+  reserveTokens: 4_000,
+  keepRecentTokens: 8_000,
+  trigger: { fraction: 0.8 },
+};
+
+/** Marks our fake summaries, so the tests can find the summary message in a prompt. */
+export const SUMMARY_MARK = "[replay summary";
+
+/**
+ * Loads the session, or returns null after skipping the test when the fixture is missing
+ * (outside CI; in CI a missing fixture fails the test).
+ * @returns {null | { turns: Turn[], chars: number, steps: number, calls: number }}
+ */
+export function loadSessionOrSkip(t) {
+  if (!existsSync(fixturePath)) {
+    const why = `fixture missing: ${fixturePath} (the shared fixtures are not beside the repository)`;
+    if (process.env.CI) throw new Error(why);
+    t.skip(why);
+    return null;
+  }
+  return parseSession(readFileSync(fixturePath, "utf8"));
+}
+
+/**
+ * @typedef {{ id: string, name: string, args: object, output: string, isError: boolean }} Call
+ * @typedef {{ text: string, calls: Call[] }} Step
+ * @typedef {{ user: string, steps: Step[], final: string }} Turn
+ */
+export function parseSession(text) {
+  const messages = text
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.type === "message")
+    .map((entry) => entry.message);
+  const results = new Map();
+  for (const m of messages) {
+    if (m.role === "toolResult") {
+      const output = m.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+      results.set(m.toolCallId, { output, isError: Boolean(m.isError) });
+    }
+  }
+  const textOf = (content) =>
+    typeof content === "string" ? content : content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  const turns = [];
+  let turn = null;
+  let pendingText = [];
+  const endTurn = () => {
+    if (!turn) return;
+    turn.final = pendingText.join("\n\n") || "Done.";
+    turns.push(turn);
+    pendingText = [];
+  };
+  let chars = 0;
+  let calls = 0;
+  for (const m of messages) {
+    if (m.role === "user") {
+      endTurn();
+      turn = { user: textOf(m.content) || "(empty)", steps: [], final: "" };
+      chars += turn.user.length;
+    } else if (m.role === "assistant" && turn) {
+      const text = textOf(m.content);
+      const stepCalls = m.content
+        .filter((b) => b.type === "toolCall")
+        .map((b) => {
+          // Calls of an aborted step have no recorded result: the replayed tool says so.
+          const result = results.get(b.id) ?? { output: "Tool execution was aborted.", isError: true };
+          chars += JSON.stringify(b.arguments).length + result.output.length;
+          return { id: b.id, name: b.name, args: b.arguments ?? {}, ...result };
+        });
+      chars += text.length;
+      if (stepCalls.length === 0) {
+        if (text) pendingText.push(text);
+        continue;
+      }
+      // Text said before more tool calls in the same turn goes with the next step.
+      turn.steps.push({ text: [...pendingText, text].filter(Boolean).join("\n\n"), calls: stepCalls });
+      pendingText = [];
+      calls += stepCalls.length;
+    }
+  }
+  endTurn();
+  const steps = turns.reduce((n, t) => n + t.steps.length, 0);
+  return { turns, chars, steps, calls };
+}
+
+/** The tool names the session uses. */
+export function toolNames(turns) {
+  return [...new Set(turns.flatMap((t) => t.steps.flatMap((s) => s.calls.map((c) => c.name))))].sort();
+}
+
+/** A fake summarizer: no network, a short summary built from the transcript's first and last lines. */
+export function fakeSummarize(stats) {
+  return async (req) => {
+    stats.summaries += 1;
+    if (typeof req.transcript !== "string" || req.transcript.length === 0) throw new Error("empty transcript");
+    const lines = req.transcript.split("\n").filter((l) => l.trim());
+    const clip = (s) => (s.length > 120 ? `${s.slice(0, 120)}…` : s);
+    const head = `${SUMMARY_MARK} #${stats.summaries}, ${req.purpose}, round ${req.round}] ${req.messages.length} messages.`;
+    return `${head} First: ${clip(lines[0] ?? "")} Last: ${clip(lines.at(-1) ?? "")}`;
+  };
+}
+
+/**
+ * Wraps `compactor.maybeCompact` with the checks every loop makes: the input is never mutated
+ * (deep-equal snapshot before and after, for every `every`-th call), `validate` runs on every
+ * compacted array, the calls and compactions are counted, and the largest estimate of what
+ * maybeCompact returned is kept (it must fit the window).
+ */
+export function checkedMaybeCompact(compactor, stats, validate, every = 1) {
+  return async (messages) => {
+    stats.calls += 1;
+    const before = stats.calls % every === 0 ? structuredClone(messages) : null;
+    const result = await compactor.maybeCompact(messages);
+    if (before) {
+      stats.snapshots += 1;
+      if (!isDeepStrictEqual(before, messages)) stats.mutations.push(stats.calls);
+    }
+    stats.maxTokens = Math.max(stats.maxTokens, compactor.estimate(result).total);
+    if (result !== messages) {
+      stats.compacted += 1;
+      stats.shrunk.push([messages.length, result.length]);
+      validate(result);
+    }
+    return result;
+  };
+}
+
+/** The most tokens a request may carry: the window less the room kept for the reply. */
+export const budget = compactorOptions.contextWindow - compactorOptions.reserveTokens;
+
+export function newStats() {
+  return { calls: 0, compacted: 0, summaries: 0, afterEvents: 0, mutations: [], shrunk: [], requests: 0, snapshots: 0, maxTokens: 0 };
+}

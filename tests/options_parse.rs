@@ -1,0 +1,131 @@
+//! Compactor options: defaults, presets overridden by explicit options, and every error naming
+//! its key.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use context_compaction::core::error::ErrorCode;
+use context_compaction::core::options::{parse, Tokenizer};
+use context_compaction::core::plan::Strategy;
+use context_compaction::core::tokens::EncodingName;
+use context_compaction::core::trigger::Trigger;
+use serde_json::json;
+
+fn err_path(v: serde_json::Value) -> String {
+    let e = parse(&v).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidOptions, "{e}");
+    e.path.unwrap()
+}
+
+#[test]
+fn minimal_options_and_the_api_md_example() {
+    let o = parse(&json!({"contextWindow": 200000})).unwrap();
+    assert_eq!(o.settings.budget.context_window, 200_000);
+    assert_eq!(o.tokenizer, Tokenizer::Heuristic);
+    let o = parse(&json!({
+        "contextWindow": 200000, "reserveTokens": 16384, "keepRecentTokens": 20000,
+        "trigger": {"fraction": 0.9}, "tokenizer": "o200k_base", "preset": "pi"
+    }))
+    .unwrap();
+    assert_eq!(
+        o.settings.plan.strategy,
+        Strategy::RecentTokens { keep: 20_000 }
+    );
+    assert_eq!(
+        o.settings.trigger,
+        Trigger::Fraction(0.9),
+        "explicit trigger overrides the preset's"
+    );
+    assert_eq!(o.tokenizer, Tokenizer::Exact(EncodingName::O200kBase));
+}
+
+#[test]
+fn a_model_name_resolves_the_window_and_tokenizer() {
+    let o = parse(&json!({"model": "gpt-4o"})).unwrap();
+    assert_eq!(o.settings.budget.context_window, 128_000);
+    assert_eq!(o.tokenizer, Tokenizer::Exact(EncodingName::O200kBase));
+    assert_eq!(err_path(json!({"model": "my-local-llm"})), "contextWindow");
+}
+
+#[test]
+fn triggers_strategies_and_prune_parse() {
+    let o = parse(&json!({"contextWindow": 100000, "trigger": {"anyOf": [{"turns": 20}, {"tokens": 4000}]},
+        "strategy": {"type": "recursive", "keep": 10, "overlap": 2}, "prune": {"style": "opencode", "minimum": 1000}})).unwrap();
+    assert_eq!(
+        o.settings.trigger,
+        Trigger::AnyOf(vec![Trigger::Turns(20), Trigger::Tokens(4000)])
+    );
+    assert_eq!(
+        o.settings.plan.strategy,
+        Strategy::Recursive {
+            keep: 10,
+            overlap: 2
+        }
+    );
+    assert!(o.settings.plan.prune.is_some());
+    let o = parse(&json!({"contextWindow": 100000, "prune": false, "trigger": "never"})).unwrap();
+    assert!(o.settings.plan.prune.is_none());
+    assert_eq!(o.settings.trigger, Trigger::Never);
+}
+
+#[test]
+fn every_error_names_its_key() {
+    assert_eq!(err_path(json!({})), "contextWindow");
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "keepRecent": 5})),
+        "keepRecent"
+    );
+    assert_eq!(err_path(json!({"contextWindow": "big"})), "contextWindow");
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "trigger": {"fraction": 1.5}})),
+        "trigger.fraction"
+    );
+    assert_eq!(
+        err_path(
+            json!({"contextWindow": 100000, "trigger": {"anyOf": [{"turns": 3}, {"fracton": 0.5}]}})
+        ),
+        "trigger.anyOf[1].fracton"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "trigger": {"turns": 3, "tokens": 9}})),
+        "trigger"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "strategy": {"type": "sliding-window"}})),
+        "strategy.keep"
+    );
+    assert_eq!(
+        err_path(
+            json!({"contextWindow": 100000, "strategy": {"type": "recursive", "keep": 3, "overlap": 3}})
+        ),
+        "strategy.overlap"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "preset": "cursor"})),
+        "preset"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "reserveTokens": 100000})),
+        "reserveTokens"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "transcript": {"toolOutputChars": -1}})),
+        "transcript.toolOutputChars"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "summarize": "not a function"})),
+        "summarize"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "prompts": {"sytem": "x"}})),
+        "prompts.sytem"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "timeoutMs": 0})),
+        "timeoutMs"
+    );
+    assert_eq!(err_path(json!([1, 2])), "options");
+}

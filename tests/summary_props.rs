@@ -1,0 +1,107 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! Properties of `core::summary` on random text: serialization never panics and keeps char
+//! boundaries; chunks stay under their limits, in order, and lose no character of the transcript.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use context_compaction::core::message::{Message, Part, Role};
+use context_compaction::core::settings::TranscriptOptions;
+use context_compaction::core::summary::chunk::{Chunker, CONTINUED};
+use context_compaction::core::summary::transcript::{entries, serialize, truncate_chars};
+use proptest::prelude::*;
+use serde_json::json;
+use std::collections::HashSet;
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just('a'),
+            Just('é'),
+            Just('日'),
+            Just('\n'),
+            Just('🦀'),
+            Just(' ')
+        ],
+        0..300,
+    )
+    .prop_map(|v| v.into_iter().collect())
+}
+
+fn message(t: String, kind: u8) -> Message {
+    match kind % 3 {
+        0 => Message::text(Role::User, t),
+        1 => Message::new(
+            Role::Assistant,
+            vec![Part::ToolCall {
+                id: "c".into(),
+                name: "bash".into(),
+                input: json!({ "command": t }),
+            }],
+        ),
+        _ => Message::new(
+            Role::Tool,
+            vec![Part::ToolResult {
+                id: "c".into(),
+                name: None,
+                output: vec![Part::text(t)],
+                is_error: kind.is_multiple_of(2),
+            }],
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn truncation_keeps_a_prefix(t in text(), max in 0usize..400) {
+        let out = truncate_chars(&t, max);
+        let n = t.chars().count();
+        if n <= max {
+            prop_assert_eq!(out, t);
+        } else {
+            let kept: String = t.chars().take(max).collect();
+            prop_assert!(out.starts_with(&kept));
+            let marker = format!("[... {} more characters cut]", n - max);
+            prop_assert!(out.ends_with(&marker));
+        }
+    }
+
+    #[test]
+    fn chunks_cover_the_transcript_under_the_limit(
+        items in proptest::collection::vec((text(), any::<u8>()), 1..12),
+        limit in 20usize..400,
+        out_chars in 0usize..200,
+    ) {
+        let msgs: Vec<Message> = items.into_iter().map(|(t, k)| message(t, k)).collect();
+        let all: Vec<usize> = (0..msgs.len()).collect();
+        let options = TranscriptOptions { tool_output_chars: out_chars, include_reasoning: false, tool_allow: None };
+        let whole = serialize(&msgs, &all, &options);
+        let count = |s: &str| s.chars().count();
+        let none = HashSet::new();
+        let chunker = Chunker { estimate: &count, char_limit: limit, token_limit: None, overlap: &none };
+        let chunks = chunker.chunks(entries(&msgs, &all, &options, 1));
+        let mut last = 0usize;
+        let mut rebuilt = String::new();
+        for c in &chunks {
+            prop_assert!(c.transcript.chars().count() <= limit);
+            prop_assert!(c.indices.first().copied().unwrap_or(0) >= last);
+            last = c.indices.last().copied().unwrap_or(last);
+            // Entries start with "[n] ", so the marker only opens the piece of a cut entry.
+            match c.transcript.strip_prefix(CONTINUED) {
+                Some(rest) => rebuilt.push_str(rest),
+                None => {
+                    if !rebuilt.is_empty() {
+                        rebuilt.push_str("\n\n");
+                    }
+                    rebuilt.push_str(&c.transcript);
+                }
+            }
+        }
+        prop_assert_eq!(rebuilt, whole);
+    }
+}

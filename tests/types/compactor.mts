@@ -1,0 +1,65 @@
+// Type-checked: the Compactor API as a TypeScript user writes it (generic over the message type).
+import {
+  Compactor,
+  CompactionError,
+  validateMessages,
+  repairMessages,
+  trimMessages,
+  importSession,
+  type CompactorOptions,
+  type CompactResult,
+  type SummaryRequest,
+  type PlanPreview,
+  type Violation,
+} from "context-compaction";
+
+interface MyMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | object[];
+  myField?: number;
+}
+
+const options: CompactorOptions<MyMessage> = {
+  contextWindow: 200_000,
+  reserveTokens: 16_384,
+  keepRecentTokens: 20_000,
+  trigger: { anyOf: [{ fraction: 0.9 }, { turns: 50 }] },
+  tokenizer: "o200k_base",
+  preset: "pi",
+  strategy: { type: "recursive", keep: 10, overlap: 2 },
+  prune: { style: "opencode", minimum: 10_000 },
+  summarize: async (req: SummaryRequest<MyMessage>) => {
+    const first: MyMessage | undefined = req.messages[0];
+    req.signal.throwIfAborted();
+    return `${req.purpose} ${req.round} ${req.maxTokens} ${first?.role ?? ""}`;
+  },
+  onBeforeCompaction: (event) => (event.tokensBefore > 1_000_000 ? { summary: "too big to ask" } : undefined),
+  onAfterCompaction: ({ tokensBefore, tokensAfter, compactedTokens }) => void [tokensBefore, tokensAfter, compactedTokens],
+};
+const compactor = new Compactor<MyMessage>(options);
+const history: MyMessage[] = [{ role: "user", content: "hi", myField: 1 }];
+
+const estimate: number = compactor.estimate(history).byKind.toolResults;
+const should: boolean = compactor.check(history, { usage: { input: 10, output: 5 } }).shouldCompact;
+const preview: PlanPreview = compactor.plan(history);
+const kept: number[] = preview.kept;
+const result: CompactResult<MyMessage> = await compactor.compact(history, { instructions: "keep TODOs", signal: AbortSignal.timeout(60_000) });
+const next: MyMessage[] = await compactor.maybeCompact(history);
+const field: number | undefined = result.messages[0]?.myField;
+const files: string[] = result.digest?.filesModified ?? [];
+const pruned: MyMessage[] = compactor.prune(history);
+const violations: Violation[] = validateMessages(history, "openai");
+const repaired = repairMessages(history).actions.map((a) => a.action);
+const trimmed: object[] = trimMessages(history, { maxTokens: 1000, strategy: "last", startOn: "user", includeSystem: true });
+const session = importSession("", "pi").compactions.map((c) => c.summary);
+void [estimate, should, kept, next, field, files, pruned, violations, repaired, trimmed, session, CompactionError];
+
+// Misuse is a type error.
+// @ts-expect-error: unknown strategy type
+new Compactor({ contextWindow: 1, strategy: { type: "fifo", keep: 1 } });
+// @ts-expect-error: a trigger holds one condition shape
+new Compactor({ contextWindow: 1, trigger: { percent: 90 } });
+// @ts-expect-error: the summarizer answers text
+new Compactor({ contextWindow: 1, summarize: async () => 42 });
+// @ts-expect-error: not a preset
+new Compactor({ contextWindow: 1, preset: "cursor" });
