@@ -11,19 +11,15 @@ use crate::core::error::{Error, Result};
 use crate::core::message::{mark_summary, Message, Part, Role};
 
 use super::json_path::{
-    as_array, as_object, block_type, field, index, opt_str, pinned_flag, req_object, req_str,
+    as_array, as_object, block_type, each_message, field, index, opt_str, pinned_flag, req_object,
+    req_str,
 };
 use super::media::{file_part, image_part, url_of};
 use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED};
 
 /// Imports an array of AI SDK messages. Errors name the offending field (`messages[2].content[0].toolCallId`).
 pub fn import(messages: &Value) -> Result<Vec<Message>> {
-    let items = as_array(messages, "messages")?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, m)| import_message(m, &index("messages", i)))
-        .collect()
+    each_message(messages, import_message)
 }
 
 /// Exports messages as AI SDK messages: unchanged ones verbatim, changed ones keeping their

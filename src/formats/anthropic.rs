@@ -15,8 +15,8 @@ use crate::core::error::{Error, Result};
 use crate::core::message::{mark_summary, ImageSource, Message, Part, Role};
 
 use super::json_path::{
-    as_array, as_object, block_type, field, index, opt_bool, opt_str, pinned_flag, req_object,
-    req_str, type_name,
+    as_object, block_type, content_parts, each_message, field, index, opt_bool, opt_str,
+    pinned_flag, req_object, req_str, type_name,
 };
 use super::media::{file_part, image_part, url_of};
 use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED};
@@ -24,12 +24,7 @@ use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED}
 /// Imports an array of Anthropic messages. Errors name the offending field
 /// (`messages[2].content[1].tool_use_id`).
 pub fn import(messages: &Value) -> Result<Vec<Message>> {
-    let items = as_array(messages, "messages")?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, m)| import_message(m, &index("messages", i)))
-        .collect()
+    each_message(messages, import_message)
 }
 
 /// Exports messages as Anthropic messages: unchanged ones verbatim, changed ones keeping their
@@ -63,26 +58,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
 
 /// Parses the `content` of a message object (string or blocks).
 pub fn parse_content(obj: &Map<String, Value>, path: &str) -> Result<Vec<Part>> {
-    let content_path = field(path, "content");
-    match obj.get("content") {
-        Some(Value::String(s)) => Ok(vec![Part::text(s.clone())]),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(j, item)| parse_block(item, &index(&content_path, j)))
-            .collect(),
-        Some(other) => Err(Error::invalid_input(
-            content_path,
-            format!(
-                "expected a string or an array of blocks, got {}",
-                type_name(other)
-            ),
-        )),
-        None => Err(Error::invalid_input(
-            content_path,
-            "missing required field \"content\"",
-        )),
-    }
+    content_parts(obj, path, parse_block)
 }
 
 /// Parses one content block at `path`.

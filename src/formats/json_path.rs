@@ -155,3 +155,44 @@ pub fn data_len(v: &Value) -> usize {
         _ => 0,
     }
 }
+
+/// Imports every element of the `messages` array with `one(element, "messages[i]")`.
+pub fn each_message<T>(
+    messages: &Value,
+    one: impl Fn(&Value, &str) -> Result<T>,
+) -> Result<Vec<T>> {
+    as_array(messages, "messages")?
+        .iter()
+        .enumerate()
+        .map(|(i, m)| one(m, &index("messages", i)))
+        .collect()
+}
+
+/// The `content` of a message object: a string (one text part) or an array of blocks, each parsed
+/// with `block(value, "<path>.content[j]")`.
+pub fn content_parts(
+    obj: &Map<String, Value>,
+    path: &str,
+    block: impl Fn(&Value, &str) -> Result<crate::core::message::Part>,
+) -> Result<Vec<crate::core::message::Part>> {
+    let content_path = field(path, "content");
+    match obj.get("content") {
+        Some(Value::String(s)) => Ok(vec![crate::core::message::Part::text(s.clone())]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(j, item)| block(item, &index(&content_path, j)))
+            .collect(),
+        Some(other) => Err(Error::invalid_input(
+            content_path,
+            format!(
+                "expected a string or an array of blocks, got {}",
+                type_name(other)
+            ),
+        )),
+        None => Err(Error::invalid_input(
+            content_path,
+            "missing required field \"content\"",
+        )),
+    }
+}

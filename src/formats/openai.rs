@@ -12,7 +12,7 @@ use crate::core::error::{Error, Result};
 use crate::core::message::{mark_summary, Message, Part, Role};
 
 use super::json_path::{
-    as_array, as_object, block_type, field, index, opt_array, opt_str, pinned_flag, req_object,
+    as_object, block_type, each_message, field, index, opt_array, opt_str, pinned_flag, req_object,
     req_str, type_name,
 };
 use super::media::{file_part, image_part, url_of};
@@ -21,12 +21,7 @@ use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED}
 /// Imports an array of chat completions messages. Errors name the offending field
 /// (`messages[1].tool_calls[0].function.name`).
 pub fn import(messages: &Value) -> Result<Vec<Message>> {
-    let items = as_array(messages, "messages")?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, m)| import_message(m, &index("messages", i)))
-        .collect()
+    each_message(messages, import_message)
 }
 
 /// Exports messages as chat completions messages: unchanged ones verbatim, changed ones keeping

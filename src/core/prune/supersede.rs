@@ -100,7 +100,7 @@ pub enum FileAccess {
 /// How the call `name(input)` touches files, or `None` for a tool not in the table or without a
 /// path argument.
 pub fn classify(name: &str, input: &Value) -> Option<FileAccess> {
-    let tool = normalize(name);
+    let tool = normalize_tool_name(name);
     let tool = tool.as_str();
     if PATCH_TOOLS.contains(&tool) {
         let mut paths = Vec::new();
@@ -216,7 +216,7 @@ fn part_at(messages: &[Message], (m, p): (usize, usize)) -> Option<&Part> {
 }
 
 /// Lower-case, without `_`/`-`, after the last `__` or `.` (MCP and namespaced tool names).
-fn normalize(name: &str) -> String {
+pub fn normalize_tool_name(name: &str) -> String {
     let base = name.rsplit("__").next().unwrap_or(name);
     let base = base.rsplit('.').next().unwrap_or(base);
     base.chars()

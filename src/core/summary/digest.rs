@@ -24,6 +24,7 @@
 //! contains its path, or its last two path components (`core/mod.rs`); a command, error or
 //! request when the summary contains its first [`MATCH_CHARS`] normalized characters.
 
+use crate::core::prune::supersede::normalize_tool_name as normalize_tool;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -289,15 +290,6 @@ fn newest_sorted(mut files: Vec<(usize, String)>) -> Vec<String> {
     let mut paths: Vec<String> = files.into_iter().take(MAX_FILES).map(|(_, p)| p).collect();
     paths.sort();
     paths
-}
-
-fn normalize_tool(name: &str) -> String {
-    let base = name.rsplit("__").next().unwrap_or(name);
-    let base = base.rsplit('.').next().unwrap_or(base);
-    base.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// The command of a shell-like tool call, whitespace collapsed; `None` for other tools.

@@ -199,6 +199,17 @@ fn part_text(
                 format!("{tag} {name}:\n{text}")
             })
         }
+        Part::Image { .. } | Part::File { .. } => media_placeholder(part),
+        Part::Other { kind, value } => Some(format!(
+            "[{kind}] {}",
+            truncate_chars(&compact_json(value), options.tool_output_chars)
+        )),
+    }
+}
+
+/// The placeholder of an image or file part (`None` for other parts).
+fn media_placeholder(part: &Part) -> Option<String> {
+    match part {
         Part::Image {
             media_type,
             width,
@@ -216,10 +227,7 @@ fn part_text(
             source,
             text.as_deref(),
         )),
-        Part::Other { kind, value } => Some(format!(
-            "[{kind}] {}",
-            truncate_chars(&compact_json(value), options.tool_output_chars)
-        )),
+        _ => None,
     }
 }
 
@@ -229,23 +237,7 @@ fn output_text(output: &[Part]) -> String {
         .iter()
         .filter_map(|p| match p {
             Part::Text { text } => Some(text.clone()),
-            Part::Image {
-                media_type,
-                width,
-                height,
-                ..
-            } => Some(image_placeholder(media_type.as_deref(), *width, *height)),
-            Part::File {
-                media_type,
-                name,
-                source,
-                text,
-            } => Some(file_placeholder(
-                media_type.as_deref(),
-                name.as_deref(),
-                source,
-                text.as_deref(),
-            )),
+            Part::Image { .. } | Part::File { .. } => media_placeholder(p),
             Part::Other { kind, value } => Some(format!("[{kind}] {}", compact_json(value))),
             Part::Reasoning { .. } | Part::ToolCall { .. } | Part::ToolResult { .. } => None,
         })
