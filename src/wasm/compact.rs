@@ -10,7 +10,7 @@ use super::convert::{originals, outgoing, to_js};
 use super::error::to_js as error_to_js;
 use crate::core::error::{Error, ErrorCode};
 use crate::core::plan::Disposition;
-use crate::core::render::render;
+use crate::core::render::{render, Origin};
 use crate::core::summary::job::{PieceRequest, SummaryJob};
 use crate::core::summary::prompt::Templates;
 use js_sys::{Array, Function, Object, Reflect};
@@ -279,8 +279,10 @@ async fn before_hook(
 }
 
 fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
+    // `continued`: the messages are the last compaction's head plus the caller's new messages.
+    let continued = a.continued.is_some();
     let result = to_js(
-        &json!({"compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
+        &json!({"compacted": false, "continued": continued, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
     );
     set(
         result.unchecked_ref(),
@@ -289,6 +291,33 @@ fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
     );
     set(result.unchecked_ref(), "removed", &Array::new());
     result
+}
+
+/// Remembers what replaced the messages before the kept tail, for the next `maybeCompact`.
+fn remember(
+    inner: &Inner,
+    a: &Analyzed,
+    plan: &crate::core::plan::Plan,
+    rendered: &[crate::core::render::Rendered],
+    out: &Array,
+) {
+    let kept = |i: usize| plan.dispositions.get(i) == Some(&Disposition::Keep);
+    let first_kept = (0..plan.dispositions.len())
+        .find(|&i| kept(i))
+        .unwrap_or(plan.dispositions.len());
+    let head_len = rendered
+        .iter()
+        .take_while(|r| !matches!(r.origin, Origin::Input(i) | Origin::Changed(i) if kept(i)))
+        .count();
+    let head = rendered
+        .iter()
+        .take(head_len)
+        .map(|r| r.message.clone())
+        .collect();
+    let head_js = (0..head_len)
+        .map(|i| out.get(u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect();
+    inner.remember(a, first_kept, head, head_js);
 }
 
 /// The whole compaction. `automatic`: called by `maybeCompact` (counts toward the circuit breaker,
@@ -300,7 +329,11 @@ pub async fn compact(
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
     let call = call_options(&options);
-    let a = inner.analyze(&messages)?;
+    let a = if automatic {
+        inner.analyze_continuing(&messages)?
+    } else {
+        inner.analyze(&messages)?
+    };
     let prepared = inner.prepare(&a, None, call.force)?;
     let tokens_before = a.estimate.total;
     if automatic {
@@ -450,11 +483,11 @@ async fn run(
         "digest": digest,
         "warnings": [],
     }));
-    set(
-        result.unchecked_ref(),
-        "messages",
-        &outgoing(&a.incoming, &rendered),
-    );
+    let out = outgoing(&a.incoming, &rendered);
+    if automatic {
+        remember(inner, a, plan, &rendered, &out);
+    }
+    set(result.unchecked_ref(), "messages", &out);
     set(
         result.unchecked_ref(),
         "removed",

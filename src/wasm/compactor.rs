@@ -27,11 +27,23 @@ pub struct Callbacks {
     pub on_progress: Option<Function>,
 }
 
+/// The last automatic compaction: the messages it replaced (everything before its kept tail) and
+/// the head it put in their place (system messages, the summary block, pinned messages). A later
+/// `maybeCompact` whose messages start with exactly `replaced` continues from `head` instead of
+/// summarizing again: what a caller who kept the compacted array would have passed.
+pub struct Memo {
+    pub format: crate::formats::Format,
+    pub replaced: Vec<crate::core::message::Message>,
+    pub head: Vec<crate::core::message::Message>,
+    pub head_js: Vec<JsValue>,
+}
+
 /// Mutable state, borrowed briefly and never across an `.await`.
 pub struct State {
     pub consecutive_failures: u32,
     pub compactions: u32,
     pub cache: EstimateCache,
+    pub memo: Option<Memo>,
 }
 
 /// What a `Compactor` holds; shared with its in-flight compactions.
@@ -52,6 +64,19 @@ pub struct Analyzed {
     pub incoming: Incoming,
     pub estimate: Estimate,
     pub estimator: Estimator,
+    /// Set when the messages continue the last automatic compaction: `incoming` is then its head
+    /// followed by the caller's messages from `prefix_len` on (`head_len` head messages).
+    pub continued: Option<Continued>,
+}
+
+/// How an analyzed history maps to the caller's messages after a memo was used.
+pub struct Continued {
+    /// The caller's messages that the head stands for.
+    pub prefix_len: usize,
+    /// Messages of the head at the start of the analyzed history.
+    pub head_len: usize,
+    /// The caller's messages, imported (to remember the next prefix).
+    pub caller: Vec<crate::core::message::Message>,
 }
 
 impl Inner {
@@ -68,6 +93,14 @@ impl Inner {
 
     pub fn analyze(&self, messages: &JsValue) -> Result<Analyzed, JsValue> {
         let incoming = incoming(messages, self.options.format)?;
+        self.analyzed(incoming, None)
+    }
+
+    fn analyzed(
+        &self,
+        incoming: Incoming,
+        continued: Option<Continued>,
+    ) -> Result<Analyzed, JsValue> {
         let estimator = self.estimator()?;
         let estimate = {
             let mut state = self.state.borrow_mut();
@@ -81,7 +114,75 @@ impl Inner {
             incoming,
             estimate,
             estimator,
+            continued,
         })
+    }
+
+    /// Like [`Inner::analyze`], continuing from the last automatic compaction when the messages
+    /// start with exactly the messages it replaced (and hold something after them).
+    pub fn analyze_continuing(&self, messages: &JsValue) -> Result<Analyzed, JsValue> {
+        let incoming = incoming(messages, self.options.format)?;
+        let continued = {
+            let state = self.state.borrow();
+            state.memo.as_ref().and_then(|memo| {
+                let n = memo.replaced.len();
+                let matches = memo.format == incoming.format
+                    && incoming.messages.len() > n
+                    && incoming.messages.get(..n) == Some(memo.replaced.as_slice());
+                matches.then(|| {
+                    let head = js_sys::Array::new();
+                    for v in &memo.head_js {
+                        head.push(v);
+                    }
+                    let start = u32::try_from(n).unwrap_or(u32::MAX);
+                    let array = head.concat(&incoming.array.slice(start, incoming.array.length()));
+                    let mut messages = memo.head.clone();
+                    messages.extend(incoming.messages.iter().skip(n).cloned());
+                    let continued = Continued {
+                        prefix_len: n,
+                        head_len: memo.head.len(),
+                        caller: incoming.messages.clone(),
+                    };
+                    (
+                        Incoming {
+                            array,
+                            format: incoming.format,
+                            messages,
+                        },
+                        continued,
+                    )
+                })
+            })
+        };
+        match continued {
+            Some((virtual_incoming, c)) => self.analyzed(virtual_incoming, Some(c)),
+            None => self.analyzed(incoming, None),
+        }
+    }
+
+    /// Remembers a successful automatic compaction of `a` whose kept tail starts at `first_kept`
+    /// (an index into `a`), with `head` the rendered messages before the tail.
+    pub fn remember(
+        &self,
+        a: &Analyzed,
+        first_kept: usize,
+        head: Vec<crate::core::message::Message>,
+        head_js: Vec<JsValue>,
+    ) {
+        let replaced = match &a.continued {
+            None => a.incoming.messages.get(..first_kept).map(<[_]>::to_vec),
+            Some(c) => first_kept
+                .checked_sub(c.head_len)
+                .and_then(|extra| c.caller.get(..c.prefix_len + extra))
+                .map(<[_]>::to_vec),
+        };
+        let memo = replaced.map(|replaced| Memo {
+            format: a.incoming.format,
+            replaced,
+            head,
+            head_js,
+        });
+        self.state.borrow_mut().memo = memo;
     }
 
     /// Decides and plans for `a`; `usage` calibrates the total.
@@ -216,6 +317,7 @@ impl Compactor {
             consecutive_failures: 0,
             compactions: 0,
             cache: EstimateCache::default(),
+            memo: None,
         });
         Ok(Compactor {
             inner: Rc::new(Inner {
@@ -309,7 +411,10 @@ impl Compactor {
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             let result = super::compact::compact(inner, messages.clone(), options, true).await?;
-            if Reflect::get(&result, &JsValue::from_str("compacted")).ok() == Some(JsValue::TRUE) {
+            let changed = |key: &str| {
+                Reflect::get(&result, &JsValue::from_str(key)).ok() == Some(JsValue::TRUE)
+            };
+            if changed("compacted") || changed("continued") {
                 Reflect::get(&result, &JsValue::from_str("messages"))
             } else {
                 Ok(messages)

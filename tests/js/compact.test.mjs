@@ -221,3 +221,28 @@ test("bad messages are INVALID_INPUT with the path of the field", async () => {
   assert.throws(() => compactor.estimate(messages), (e) => e.code === "INVALID_INPUT" && e.path === "messages[1].content[0].toolCallId");
   await assert.rejects(compactor.compact("nope"), (e) => e.code === "INVALID_INPUT" && e.path === "messages");
 });
+
+test("maybeCompact continues from its last compaction instead of summarizing every step again", async () => {
+  let calls = 0;
+  const compactor = new Compactor({ ...base, summarize: () => (calls += 1, `summary ${calls}`) });
+  const history = aiSdkHistory(30);
+  const first = await compactor.maybeCompact(history);
+  const callsAfterFirst = calls;
+  assert.ok(first.length < history.length && callsAfterFirst >= 1);
+  // The AI SDK hands prepareStep the whole history again, plus the new step.
+  const step = [...history, { role: "user", content: "one more thing" }];
+  const second = await compactor.maybeCompact(step);
+  assert.equal(calls, callsAfterFirst, "no new summarizer call");
+  assert.equal(second.length, first.length + 1);
+  first.forEach((m, i) => assert.equal(second[i], m, "the same head and kept objects"));
+  assert.equal(second.at(-1), step.at(-1), "the new message is the caller's object");
+  // A changed prefix is a new history: it is compacted from scratch.
+  const edited = structuredClone(step);
+  edited[1].content = "a different first request";
+  const third = await compactor.maybeCompact(edited);
+  assert.ok(calls > callsAfterFirst);
+  assert.ok(third.length < edited.length);
+  // compact() never continues: it always works on what it is given.
+  const manual = await compactor.compact(step);
+  assert.equal(manual.compacted, true);
+});
