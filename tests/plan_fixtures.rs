@@ -14,50 +14,8 @@ use common::{output, pairs_intact, plan};
 use context_compaction::core::cut::{Direction, Layout, TurnBoundary};
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::estimate::{Counter, Estimator};
-use context_compaction::core::message::Message;
 use context_compaction::core::plan::{Disposition as D, PlanOptions, PruneSettings, Strategy};
 use context_compaction::core::prune::{OpenCodeOptions, Style};
-use context_compaction::formats::claude_code::import_claude_code;
-use context_compaction::formats::pi_session::import_pi_session;
-use std::path::PathBuf;
-
-fn sessions() -> Vec<(String, Vec<Message>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !root.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/fixtures"
-        );
-        eprintln!("skipped: ../shared/fixtures not found");
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for (dir, pi) in [("pi", true), ("claude-code", false)] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        for path in files
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let session = if pi {
-                import_pi_session(&text)
-            } else {
-                import_claude_code(&text)
-            }
-            .unwrap();
-            out.push((
-                path.file_name().unwrap().to_string_lossy().into_owned(),
-                session.messages,
-            ));
-        }
-    }
-    assert!(out.len() >= 6, "expected every fixture session");
-    out
-}
 
 fn strategies() -> Vec<(Strategy, TurnBoundary, Direction)> {
     vec![
@@ -125,7 +83,7 @@ fn prunes() -> Vec<Option<PruneSettings>> {
 fn every_fixture_plans_within_every_window() {
     let estimator = Estimator::new(Counter::Heuristic);
     let mut plans = 0;
-    for (name, messages) in sessions() {
+    for (name, messages) in common::fixture_sessions() {
         let estimate = estimator.estimate_all(&messages);
         let tokens = estimate.per_message.clone();
         let layout = Layout::new(&messages);

@@ -19,9 +19,6 @@ use context_compaction::core::prepare::{prepare, History, Prepared};
 use context_compaction::core::preset::Preset;
 use context_compaction::core::settings::{Estimation, Settings};
 use context_compaction::core::trigger::Trigger;
-use context_compaction::formats::claude_code::import_claude_code;
-use context_compaction::formats::pi_session::import_pi_session;
-use std::path::PathBuf;
 
 fn estimator(settings: &Settings) -> Estimator {
     match settings.estimation {
@@ -52,42 +49,10 @@ fn run(
     .map(|p| (p, tokens))
 }
 
-fn sessions() -> Vec<(String, Vec<Message>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !root.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/fixtures"
-        );
-        eprintln!("skipped: ../shared/fixtures not found");
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for (dir, pi) in [("pi", true), ("claude-code", false)] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "jsonl") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                let s = if pi {
-                    import_pi_session(&text)
-                } else {
-                    import_claude_code(&text)
-                }
-                .unwrap();
-                out.push((
-                    path.file_name().unwrap().to_string_lossy().into_owned(),
-                    s.messages,
-                ));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn every_preset_converges_on_every_fixture() {
     let mut fired = 0;
-    for (name, messages) in sessions() {
+    for (name, messages) in common::fixture_sessions() {
         let total = Estimator::new(Counter::Heuristic).total(&messages);
         // A window the session overflows, and a large one.
         for window in [(total / 2).max(60_000), 200_000] {

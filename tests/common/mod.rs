@@ -173,3 +173,46 @@ pub fn new_violations(
         .filter(|v| !before.contains(&(v.kind.as_str().to_string(), v.id.clone())))
         .collect()
 }
+
+/// Every real session of `../shared/fixtures` (pi and Claude Code), imported, by file name. Empty
+/// with a printed message when the fixtures are absent, except under CI, where that fails.
+pub fn fixture_sessions() -> Vec<(String, Vec<Message>)> {
+    use context_compaction::formats::{
+        claude_code::import_claude_code, pi_session::import_pi_session,
+    };
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    if !root.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have ../shared/fixtures"
+        );
+        eprintln!("skipped: ../shared/fixtures not found");
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (dir, pi) in [("pi", true), ("claude-code", false)] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for path in files
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let session = if pi {
+                import_pi_session(&text)
+            } else {
+                import_claude_code(&text)
+            }
+            .unwrap();
+            out.push((
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                session.messages,
+            ));
+        }
+    }
+    assert!(out.len() >= 6, "expected every fixture session");
+    out
+}

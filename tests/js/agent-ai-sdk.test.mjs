@@ -6,13 +6,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, jsonSchema, modelMessageSchema, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { Compactor, validateMessages } from "context-compaction";
+
 import {
   SUMMARY_MARK,
   budget,
-  checkedMaybeCompact,
-  compactorOptions,
-  fakeSummarize,
+  instrumentedCompactor,
   loadSessionOrSkip,
   newStats,
   toolNames,
@@ -110,20 +108,7 @@ async function runLoop(t, options) {
 
   const stats = newStats();
   const problems = [];
-  const compactor = new Compactor({
-    ...compactorOptions,
-    ...options,
-    format: "ai-sdk",
-    summarize: fakeSummarize(stats),
-    onAfterCompaction: () => {
-      stats.afterEvents += 1;
-    },
-  });
-  const validate = (compacted) => {
-    for (const v of validateMessages(compacted, "ai-sdk")) problems.push(`validateMessages: ${v.kind} at ${v.path}: ${v.detail}`);
-    problems.push(...schemaErrors(compacted, "compacted"));
-  };
-  const maybeCompact = checkedMaybeCompact(compactor, stats, validate);
+  const { compactor, maybeCompact } = instrumentedCompactor("ai-sdk", options, stats, problems, (c) => schemaErrors(c, "compacted"));
 
   const executed = [];
   const tools = Object.fromEntries(

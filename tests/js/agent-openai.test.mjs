@@ -4,13 +4,11 @@
 // every request body. Every recorded request must be valid for the API, and the session must end.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, validateMessages } from "context-compaction";
+import { validateMessages } from "context-compaction";
 import {
   SUMMARY_MARK,
   budget,
-  checkedMaybeCompact,
-  compactorOptions,
-  fakeSummarize,
+  instrumentedCompactor,
   loadSessionOrSkip,
   newStats,
   toolNames,
@@ -105,18 +103,7 @@ async function runLoop(t, options) {
   const byId = new Map(turns.flatMap((turn) => turn.steps.flatMap((s) => s.calls.map((c) => [c.id, c]))));
   const stats = newStats();
   const problems = [];
-  const compactor = new Compactor({
-    ...compactorOptions,
-    ...options,
-    format: "openai",
-    summarize: fakeSummarize(stats),
-    onAfterCompaction: () => {
-      stats.afterEvents += 1;
-    },
-  });
-  const maybeCompact = checkedMaybeCompact(compactor, stats, (compacted) => {
-    for (const v of validateMessages(compacted, "openai")) problems.push(`validateMessages: ${v.kind} at ${v.path}: ${v.detail}`);
-  });
+  const { compactor, maybeCompact } = instrumentedCompactor("openai", options, stats, problems);
   const client = fakeClient(turns);
   const tools = toolNames(turns).map((name) => ({
     type: "function",

@@ -2,6 +2,7 @@
 // The session is read from ../shared/fixtures/pi/large-session.jsonl beside the repository and
 // turned into user turns of scripted model steps: each step's tool calls (name, id, arguments)
 // and the outputs the tools really returned, so a replayed conversation grows like the real one.
+import { Compactor, validateMessages } from "context-compaction";
 import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { fileURLToPath } from "node:url";
@@ -144,4 +145,26 @@ export const budget = compactorOptions.contextWindow - compactorOptions.reserveT
 
 export function newStats() {
   return { calls: 0, compacted: 0, summaries: 0, afterEvents: 0, mutations: [], shrunk: [], requests: 0, snapshots: 0, maxTokens: 0 };
+}
+
+/**
+ * A Compactor for a replay loop in `format`, counting its compactions, and its checked
+ * maybeCompact: every changed array must pass `validateMessages` (and `extraCheck`, if given);
+ * problems are pushed to `problems`.
+ */
+export function instrumentedCompactor(format, options, stats, problems, extraCheck = () => []) {
+  const compactor = new Compactor({
+    ...compactorOptions,
+    ...options,
+    format,
+    summarize: fakeSummarize(stats),
+    onAfterCompaction: () => {
+      stats.afterEvents += 1;
+    },
+  });
+  const maybeCompact = checkedMaybeCompact(compactor, stats, (compacted) => {
+    for (const v of validateMessages(compacted, format)) problems.push(`validateMessages: ${v.kind} at ${v.path}: ${v.detail}`);
+    problems.push(...extraCheck(compacted));
+  });
+  return { compactor, maybeCompact };
 }
