@@ -276,7 +276,8 @@ impl Trigger {
                 (
                     fired,
                     format!(
-                        "{tokens} tokens {verb} the threshold of {t} ({strict}{f} of {available} available)"
+                        "{tokens} tokens {verb} the threshold of {t} ({strict}{}% of {available} available)",
+                        (f * 1000.0).round() / 10.0
                     ),
                 )
             }
