@@ -8,15 +8,16 @@
     clippy::panic
 )]
 
+mod common;
+use common::{read_call, read_output};
 use context_compaction::core::error::ErrorCode;
-use context_compaction::core::message::{Message, Part, Role};
+use context_compaction::core::message::{Message, Role};
 use context_compaction::core::plan::{Disposition as D, Plan};
 use context_compaction::core::settings::Settings;
 use context_compaction::core::summary::{
     Finished, PieceId, PieceRequest, Purpose, SummaryJob, Templates, APPENDED_HEADING,
     TURN_CONTEXT_HEADING,
 };
-use serde_json::json;
 
 fn chars4(s: &str) -> usize {
     s.chars().count().div_ceil(4)
@@ -43,39 +44,16 @@ fn plan_of(dispositions: Vec<D>, previous_summary: Option<usize>) -> Plan {
     }
 }
 
-fn read_call(id: &str, path: &str) -> Message {
-    Message::new(
-        Role::Assistant,
-        vec![Part::ToolCall {
-            id: id.into(),
-            name: "read".into(),
-            input: json!({ "path": path }),
-        }],
-    )
-}
-
-fn output(id: &str, text: &str) -> Message {
-    Message::new(
-        Role::Tool,
-        vec![Part::ToolResult {
-            id: id.into(),
-            name: Some("read".into()),
-            output: vec![Part::text(text)],
-            is_error: false,
-        }],
-    )
-}
-
 /// u a(call) t u a(call) t a: a long-enough history for small answers to make progress.
 fn history() -> Vec<Message> {
     let body = "line of source code that is long enough to matter\n".repeat(20);
     vec![
         Message::text(Role::User, "Refactor the parser in /w/parser.rs"),
         read_call("1", "/w/parser.rs"),
-        output("1", &body),
+        read_output("1", &body),
         Message::text(Role::User, "Now add tests"),
         read_call("2", "/w/tests/parser.rs"),
-        output("2", &body),
+        read_output("2", &body),
         Message::text(Role::Assistant, "Tests added."),
     ]
 }

@@ -8,6 +8,8 @@
     clippy::panic
 )]
 
+mod common;
+use common::{read_call, read_output};
 use context_compaction::core::estimate::Estimator;
 use context_compaction::core::message::{Message, Part, Role};
 use context_compaction::core::plan::{self, Disposition as D, PlanInput};
@@ -16,31 +18,7 @@ use context_compaction::core::summary::{
     PieceRequest, SummaryJob, Templates, APPENDED_HEADING, TURN_CONTEXT_HEADING,
 };
 use context_compaction::formats::pi_session::import_pi_session;
-use serde_json::json;
 use std::path::PathBuf;
-
-fn read_call(id: &str, path: &str) -> Message {
-    Message::new(
-        Role::Assistant,
-        vec![Part::ToolCall {
-            id: id.into(),
-            name: "read".into(),
-            input: json!({ "path": path }),
-        }],
-    )
-}
-
-fn output(id: &str, text: &str) -> Message {
-    Message::new(
-        Role::Tool,
-        vec![Part::ToolResult {
-            id: id.into(),
-            name: Some("read".into()),
-            output: vec![Part::text(text)],
-            is_error: false,
-        }],
-    )
-}
 
 /// u a(call) t u a(call) t a: a long-enough history for small answers to make progress.
 /// Answers every request until the job is done; returns the requests.
@@ -71,7 +49,7 @@ fn planner_split_turn_reaches_the_job() {
     let body = "some file content with several words in it\n".repeat(40);
     for i in 0..12 {
         msgs.push(read_call(&format!("c{i}"), &format!("/w/f{i}.rs")));
-        msgs.push(output(&format!("c{i}"), &body));
+        msgs.push(read_output(&format!("c{i}"), &body));
     }
     let estimator = Estimator::default();
     let tokens = estimator.estimate_all(&msgs).per_message;

@@ -216,3 +216,28 @@ pub fn fixture_sessions() -> Vec<(String, Vec<Message>)> {
     assert!(out.len() >= 6, "expected every fixture session");
     out
 }
+
+/// An assistant message reading `path` with call id `id`.
+pub fn read_call(id: &str, path: &str) -> Message {
+    Message::new(
+        Role::Assistant,
+        vec![Part::ToolCall {
+            id: id.into(),
+            name: "read".into(),
+            input: json!({ "path": path }),
+        }],
+    )
+}
+
+/// The `read` tool's result `text` for call `id`.
+pub fn read_output(id: &str, text: &str) -> Message {
+    Message::new(
+        Role::Tool,
+        vec![Part::ToolResult {
+            id: id.into(),
+            name: Some("read".into()),
+            output: vec![Part::text(text)],
+            is_error: false,
+        }],
+    )
+}

@@ -12,6 +12,7 @@ import {
   loadSessionOrSkip,
   newStats,
   toolNames,
+  assertLoopCompleted,
 } from "./replay.mjs";
 
 const SYSTEM = "You are a coding agent working in the pi-mono repository. Use the tools.";
@@ -141,19 +142,7 @@ async function runLoop(t, options) {
     if (summaries.length > 1 || (summaries.length === 1 && summaries[0] !== 1)) problems.push(`request ${r}: summary at ${summaries}`);
     if (summaries.length) stats.withSummary = (stats.withSummary ?? 0) + 1;
   });
-  t.diagnostic(
-    `turns ${finished}, requests ${client.requests.length}, tool calls ${executed}, compactions ${stats.compacted}, ` +
-      `summaries ${stats.summaries}, largest request ${stats.maxTokens} tokens (budget ${budget})`,
-  );
-  assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problems`);
-  assert.deepEqual(stats.mutations, [], "maybeCompact never mutates its input");
-  assert.equal(finished, turns.length, "the session completes");
-  assert.equal(executed, session.calls, "every recorded tool call was executed");
-  assert.equal(client.requests.length, session.steps + turns.length);
-  assert.ok(stats.withSummary > 0, "requests after a compaction carry the summary");
-  assert.ok(stats.compacted >= 2, `compaction fired ${stats.compacted} times`);
-  assert.equal(stats.afterEvents, stats.compacted, "onAfterCompaction fired once per compaction");
-  assert.ok(stats.maxTokens <= budget, `every request fits the window (largest ${stats.maxTokens} tokens)`);
+  assertLoopCompleted(t, { session, turns, finished, executed, requests: client.requests.length, stats, problems });
 }
 
 test("the OpenAI request validator rejects what the API rejects", () => {
@@ -167,8 +156,7 @@ test("the OpenAI request validator rejects what the API rejects", () => {
   assert.ok(openaiViolations([user, { ...ok[1], tool_calls: [{ ...call, function: { name: "bash", arguments: "{" } }] }, ok[2]]).length >= 1);
 });
 
-// See agent-ai-sdk.test.mjs: the default turn boundary ("split") fails with NO_PROGRESS when the
-// split-turn prefix is only a short user message.
+// The default turn boundary ("split") and "snap".
 test(
   "OpenAI chat completions loop with maybeCompact over a long real session",
   (t) => runLoop(t, {}),

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 // Shared replay of a real, long pi coding session for the agent-loop tests (agent-*.test.mjs).
 // The session is read from ../shared/fixtures/pi/large-session.jsonl beside the repository and
 // turned into user turns of scripted model steps: each step's tool calls (name, id, arguments)
@@ -167,4 +168,21 @@ export function instrumentedCompactor(format, options, stats, problems, extraChe
     problems.push(...extraCheck(compacted));
   });
   return { compactor, maybeCompact };
+}
+
+/** The closing checks of a provider-format replay loop (OpenAI, Anthropic). */
+export function assertLoopCompleted(t, { session, turns, finished, executed, requests, stats, problems }) {
+  t.diagnostic(
+    `turns ${finished}, requests ${requests}, tool calls ${executed}, compactions ${stats.compacted}, ` +
+      `summaries ${stats.summaries}, largest request ${stats.maxTokens} tokens (budget ${budget})`,
+  );
+  assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problems`);
+  assert.deepEqual(stats.mutations, [], "maybeCompact never mutates its input");
+  assert.equal(finished, turns.length, "the session completes");
+  assert.equal(executed, session.calls, "every recorded tool call was executed");
+  assert.equal(requests, session.steps + turns.length);
+  assert.ok(stats.withSummary > 0, "requests after a compaction carry the summary");
+  assert.ok(stats.compacted >= 2, `compaction fired ${stats.compacted} times`);
+  assert.equal(stats.afterEvents, stats.compacted, "onAfterCompaction fired once per compaction");
+  assert.ok(stats.maxTokens <= budget, `every request fits the window (largest ${stats.maxTokens} tokens)`);
 }
