@@ -12,6 +12,7 @@ pub mod preset;
 pub mod prune;
 pub mod render;
 pub mod repair;
+pub mod session;
 pub mod settings;
 pub mod summary;
 pub mod tokens;

@@ -1,0 +1,241 @@
+//! Compactions of a session: the snapshot a compaction is planned from, and the commit that turns
+//! its result into log entries.
+//!
+//! A compaction works on a snapshot, never on the live session, so the conversation may go on
+//! while the summary is written. The commit rule:
+//! - nothing changed since the snapshot: commit;
+//! - only messages (or usage) were appended since: commit all the same; the new messages come
+//!   after the summary (the compaction names its first kept entry, and every message entry after
+//!   that entry stays);
+//! - anything else (another compaction, a prune, a note): `CONFLICT`, and nothing changes.
+
+use serde_json::Value;
+
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::message::Message;
+use crate::core::plan::truncate::truncate_part;
+use crate::core::plan::{Disposition, Plan};
+use crate::core::prune;
+
+use super::entry::{Compaction, Entry, EntryKind, Hidden};
+use super::view::replacement_of;
+
+/// What a snapshot item is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A message entry, by id.
+    Entry(String),
+    /// A summary message of the compaction entry with this id.
+    Summary(String),
+}
+
+/// The live context at one version, with everything a compaction needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// The session's version when taken.
+    pub version: u64,
+    /// Entries in the log when taken.
+    pub log_len: usize,
+    /// The messages of the context, as sent.
+    pub messages: Vec<Message>,
+    /// Tokens of each message.
+    pub tokens: Vec<usize>,
+    /// Where each message comes from.
+    pub sources: Vec<Source>,
+    /// The calibrated total.
+    pub total: usize,
+    /// The latest compaction in the context.
+    pub previous: Option<Compaction>,
+}
+
+impl Snapshot {
+    /// The round of a compaction of this snapshot with `plan`: one more than the previous
+    /// summary's when the plan folds it in, else 1.
+    pub fn round(&self, plan: &Plan) -> u32 {
+        match (&self.previous, plan.previous_summary) {
+            (Some(prev), Some(_)) if prev.summary.is_some() => prev.round.saturating_add(1),
+            _ => 1,
+        }
+    }
+
+    /// The text of the previous summary, when there is one.
+    pub fn previous_summary(&self) -> Option<&str> {
+        self.previous.as_ref().and_then(|c| c.summary.as_deref())
+    }
+}
+
+/// The result of a compaction, to be committed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The summary text (`None`: the plan only drops).
+    pub summary: Option<String>,
+    /// Estimated tokens of the compacted context.
+    pub tokens_after: usize,
+    /// The round.
+    pub round: u32,
+    /// The digest, as JSON.
+    pub digest: Value,
+    /// Workstream state after the compaction, if kept.
+    pub state: Option<Value>,
+}
+
+/// Checks the commit rule of the module documentation for `log` after `snapshot`.
+pub fn check_commit(log: &[Entry], version: u64, snapshot: &Snapshot) -> Result<()> {
+    if version == snapshot.version {
+        return Ok(());
+    }
+    let since = log.get(snapshot.log_len..).unwrap_or_default();
+    let appends_only = log.len() >= snapshot.log_len
+        && since
+            .iter()
+            .all(|e| matches!(e.kind, EntryKind::Message(_) | EntryKind::Usage(_)));
+    if appends_only {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::Conflict,
+            "the session changed while the summary was written (another compaction, a prune or a branch); nothing was changed: compact again",
+        ))
+    }
+}
+
+/// The entries a compaction adds: a prune entry for the parts it hides in the kept tail (when
+/// any), then the compaction entry. `new_id` gives fresh entry ids; `after` is the log as it is
+/// now (messages appended since the snapshot come after the summary).
+pub fn entries_for(
+    snapshot: &Snapshot,
+    plan: &Plan,
+    outcome: &Outcome,
+    log: &[Entry],
+    new_id: &mut dyn FnMut() -> String,
+) -> Result<Vec<(String, EntryKind)>> {
+    if plan.dispositions.len() != snapshot.messages.len() {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            "the plan does not match the session's context",
+        ));
+    }
+    let entry_id = |i: usize| match snapshot.sources.get(i) {
+        Some(Source::Entry(id)) => Some(id.clone()),
+        _ => None,
+    };
+    let with = |d: Disposition| -> Vec<String> {
+        plan.indices(d).into_iter().filter_map(entry_id).collect()
+    };
+    let first_kept = plan
+        .dispositions
+        .iter()
+        .position(|d| *d == Disposition::Keep)
+        .and_then(entry_id)
+        .or_else(|| {
+            // Nothing of the snapshot is kept: the first message appended since.
+            log.iter()
+                .skip(snapshot.log_len)
+                .find(|e| matches!(e.kind, EntryKind::Message(_)))
+                .map(|e| e.id.clone())
+        });
+    let hidden = hidden_by(snapshot, plan);
+    let summary = outcome.summary.clone().or_else(|| {
+        // A strategy that drops without summarizing keeps an earlier summary as it was.
+        plan.indices(Disposition::Pinned)
+            .into_iter()
+            .any(|i| matches!(snapshot.sources.get(i), Some(Source::Summary(_))))
+            .then(|| snapshot.previous_summary().map(str::to_string))
+            .flatten()
+    });
+    let mut covered: Vec<String> = if plan.previous_summary.is_some() {
+        snapshot
+            .previous
+            .as_ref()
+            .map(|p| p.covered_turn_ids.clone())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let mut split_turn_id = None;
+    let mut turn: Option<String> = None;
+    for (i, m) in snapshot.messages.iter().enumerate() {
+        if m.is_user_turn_start() {
+            turn = entry_id(i);
+        }
+        let d = plan.dispositions.get(i).copied();
+        let removed = matches!(
+            d,
+            Some(Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop)
+        );
+        if removed && m.is_user_turn_start() {
+            if let Some(id) = entry_id(i) {
+                covered.push(id);
+            }
+        }
+        if d == Some(Disposition::Keep) && plan.split_turn && split_turn_id.is_none() {
+            split_turn_id = turn.clone();
+        }
+    }
+    if let Some(split) = &split_turn_id {
+        covered.retain(|id| id != split);
+    }
+    let compaction = Compaction {
+        summary,
+        first_kept_entry_id: first_kept,
+        system_entry_ids: with(Disposition::System),
+        pinned_entry_ids: with(Disposition::Pinned),
+        tokens_before: snapshot.total,
+        tokens_after: outcome.tokens_after,
+        round: outcome.round,
+        covered_turn_ids: covered,
+        split_turn_id,
+        digest: outcome.digest.clone(),
+        state: outcome.state.clone(),
+    };
+    let mut out = Vec::new();
+    if !hidden.is_empty() {
+        out.push((new_id(), EntryKind::Prune(hidden)));
+    }
+    out.push((new_id(), EntryKind::Compaction(Box::new(compaction))));
+    Ok(out)
+}
+
+/// The parts of kept messages the plan prunes or truncates, as hidden parts.
+fn hidden_by(snapshot: &Snapshot, plan: &Plan) -> Vec<Hidden> {
+    let mut out = Vec::new();
+    for action in &plan.pruned {
+        let (Some(Source::Entry(id)), Some(m)) = (
+            snapshot.sources.get(action.message),
+            snapshot.messages.get(action.message),
+        ) else {
+            continue;
+        };
+        let Some(part) = m.parts.get(action.part) else {
+            continue;
+        };
+        if let Some(replacement) =
+            prune::replaced(part, &action.kind).and_then(|p| replacement_of(&p))
+        {
+            out.push(Hidden {
+                entry_id: id.clone(),
+                part: action.part,
+                replacement,
+            });
+        }
+    }
+    for t in &plan.truncations {
+        let (Some(Source::Entry(id)), Some(m)) = (
+            snapshot.sources.get(t.message),
+            snapshot.messages.get(t.message),
+        ) else {
+            continue;
+        };
+        let Some(part) = m.parts.get(t.part) else {
+            continue;
+        };
+        if let Some(replacement) = replacement_of(&truncate_part(part, t)) {
+            out.push(Hidden {
+                entry_id: id.clone(),
+                part: t.part,
+                replacement,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,553 @@
+//! The stateful session: an append-only log of entries (seed 000's JSONL design) and the live
+//! context built from it.
+//!
+//! Messages cross into the session once: [`Session::append`] estimates only the new messages and
+//! updates running totals, so [`Session::check`] costs O(1) whatever the length of the history.
+//! A compaction is planned from a [`Snapshot`] and committed with [`Session::commit`] by the rule of
+//! [`commit`]: messages appended meanwhile stay after the summary; any other change is a
+//! `CONFLICT`. [`Session::branch`] makes a new session from any entry: before a compaction it undoes
+//! it, after one it keeps it.
+
+pub mod cache_points;
+pub mod commit;
+pub mod entry;
+pub mod notes;
+pub mod pressure;
+pub mod view;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::estimate::{Estimator, Usage};
+use crate::core::message::Message;
+use crate::core::plan::Plan;
+use crate::core::prune::{self, PruneAction, TtlOptions};
+use crate::core::settings::Settings;
+use crate::core::trigger::{Decision, TriggerInput};
+
+pub use cache_points::{cache_points, CachePoint, CachePointKind, PRE_TAIL_OFFSET_ROUNDS};
+pub use commit::{Outcome, Snapshot, Source};
+pub use entry::{Compaction, Entry, EntryKind, Header, Hidden, Replacement};
+pub use pressure::Pressure;
+pub use view::{Item, View};
+
+/// Imports one message of the session's format (`value`, at `path` for errors).
+pub type Import<'a> = &'a dyn Fn(&Value, &str) -> Result<Message>;
+
+/// What a session needs besides its log.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Triggers, planning and the summary's framing.
+    pub settings: Settings,
+    /// How tokens are estimated.
+    pub estimator: Estimator,
+    /// Start compacting in the background at this many tokens (below the trigger's threshold).
+    pub background_tokens: Option<usize>,
+}
+
+/// A session (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Session {
+    config: Config,
+    header: Header,
+    log: Vec<Entry>,
+    ids: HashMap<String, usize>,
+    view: View,
+    version: u64,
+    flushed: usize,
+    header_flushed: bool,
+    seq: u64,
+}
+
+impl Session {
+    /// An empty session with id `id` whose messages are in `format`.
+    pub fn new(config: Config, id: String, format: String) -> Session {
+        Session {
+            config,
+            header: Header::new(id, format, None),
+            log: Vec::new(),
+            ids: HashMap::new(),
+            view: View::default(),
+            version: 0,
+            flushed: 0,
+            header_flushed: false,
+            seq: 0,
+        }
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Every entry, in order.
+    pub fn log(&self) -> &[Entry] {
+        &self.log
+    }
+
+    /// The live context.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// Grows with every change of the log.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The index in the log of entry `id`.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.ids.get(id).copied()
+    }
+
+    /// A fresh entry id (`e1`, `e2`, ...; skipping ids already in the log).
+    fn next_id(&mut self) -> String {
+        loop {
+            self.seq += 1;
+            let id = format!("e{}", self.seq);
+            if !self.ids.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Appends an entry with `id`.
+    fn push(&mut self, id: String, kind: EntryKind) -> usize {
+        let parent = self.log.last().map(|e| e.id.clone());
+        let entry = Entry::new(id.clone(), parent, kind);
+        self.log.push(entry);
+        let at = self.log.len() - 1;
+        self.ids.insert(id, at);
+        self.version += 1;
+        at
+    }
+
+    /// Appends messages; returns their entry ids. Costs O(new messages).
+    pub fn append(&mut self, messages: Vec<Message>) -> Vec<String> {
+        let mut out = Vec::with_capacity(messages.len());
+        for message in messages {
+            let tokens = self.config.estimator.estimate_message(&message).total();
+            let id = self.next_id();
+            let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
+            if let Some(m) = self.log.get(at).and_then(Entry::message) {
+                let m = m.clone();
+                self.view.push(at, None, &m, tokens);
+            }
+            out.push(id);
+        }
+        out
+    }
+
+    /// Appends messages under the given ids (an import keeping the file's own ids). An id already
+    /// in the log is `INVALID_INPUT`.
+    pub fn append_with_ids(&mut self, messages: Vec<(String, Message)>) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(messages.len());
+        for (id, message) in messages {
+            if self.ids.contains_key(&id) {
+                return Err(Error::invalid_input(
+                    "id",
+                    format!("entry id \"{id}\" is already in the session"),
+                ));
+            }
+            let tokens = self.config.estimator.estimate_message(&message).total();
+            let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
+            if let Some(m) = self.log.get(at).and_then(Entry::message) {
+                let m = m.clone();
+                self.view.push(at, None, &m, tokens);
+            }
+            out.push(id);
+        }
+        Ok(out)
+    }
+
+    /// Records the provider's usage of the latest response: the count of the context up to the
+    /// latest assistant message is taken from it from now on.
+    pub fn record_usage(&mut self, usage: Usage) -> String {
+        let id = self.next_id();
+        self.push(id.clone(), EntryKind::Usage(usage));
+        let measured = usize::try_from(usage.total()).unwrap_or(usize::MAX);
+        self.view.record_usage(&self.log, measured);
+        id
+    }
+
+    /// Tokens of the live context (calibrated by the latest usage when there is one).
+    pub fn tokens(&self) -> usize {
+        self.view.total()
+    }
+
+    /// Evaluates the trigger on the live context in O(1). `forced` after a context-limit error.
+    pub fn check(&self, forced: bool) -> Decision {
+        let input = TriggerInput {
+            tokens: self.view.total(),
+            turns: self.view.turns,
+            messages: self.view.non_system,
+            budget: self.config.settings.budget,
+            forced,
+        };
+        self.config.settings.trigger.evaluate(&input)
+    }
+
+    /// Below the background threshold, between it and the trigger, or at the trigger.
+    pub fn pressure(&self) -> (Decision, Pressure) {
+        let decision = self.check(false);
+        let pressure = pressure::of(&decision, self.view.total(), self.config.background_tokens);
+        (decision, pressure)
+    }
+
+    /// The messages of the live context, as sent.
+    pub fn messages(&self) -> Vec<&Message> {
+        (0..self.view.items.len())
+            .filter_map(|i| self.view.message(&self.log, i))
+            .collect()
+    }
+
+    /// The cache points of the live context.
+    pub fn cache_points(&self) -> Vec<CachePoint> {
+        let starts: Vec<bool> = self
+            .messages()
+            .iter()
+            .map(|m| m.is_user_turn_start())
+            .collect();
+        cache_points(&starts, PRE_TAIL_OFFSET_ROUNDS)
+    }
+
+    /// The index in the live context of the summary message, when there is one.
+    pub fn summary_index(&self) -> Option<usize> {
+        let log = &self.log;
+        (0..self.view.items.len()).find(|&i| {
+            self.view.items.get(i).is_some_and(|it| it.is_summary())
+                && self.view.message(log, i).is_some_and(|m| {
+                    m.role == self.config.settings.summary.role
+                        && self
+                            .config
+                            .settings
+                            .summary
+                            .question
+                            .as_ref()
+                            .is_none_or(|q| m.plain_text() != *q)
+                })
+        })
+    }
+
+    /// The live context for a compaction.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut messages = Vec::with_capacity(self.view.items.len());
+        let mut tokens = Vec::with_capacity(self.view.items.len());
+        let mut sources = Vec::with_capacity(self.view.items.len());
+        for (i, item) in self.view.items.iter().enumerate() {
+            let Some(m) = self.view.message(&self.log, i) else {
+                continue;
+            };
+            let id = self
+                .log
+                .get(item.entry)
+                .map(|e| e.id.clone())
+                .unwrap_or_default();
+            sources.push(if item.altered.as_ref().is_some_and(|m| m.summary) {
+                Source::Summary(id)
+            } else {
+                Source::Entry(id)
+            });
+            messages.push(m.clone());
+            tokens.push(item.tokens);
+        }
+        let previous = self
+            .view
+            .compaction
+            .and_then(|c| match &self.log.get(c)?.kind {
+                EntryKind::Compaction(comp) => Some(comp.as_ref().clone()),
+                _ => None,
+            });
+        Snapshot {
+            version: self.version,
+            log_len: self.log.len(),
+            messages,
+            tokens,
+            sources,
+            total: self.view.total(),
+            previous,
+        }
+    }
+
+    /// Commits a compaction planned from `snapshot` (see [`commit`]); returns the id of its entry.
+    pub fn commit(
+        &mut self,
+        snapshot: &Snapshot,
+        plan: &Plan,
+        outcome: &Outcome,
+    ) -> Result<String> {
+        commit::check_commit(&self.log, self.version, snapshot)?;
+        let mut fresh = Vec::new();
+        let mut seq = self.seq;
+        let ids = &self.ids;
+        let mut new_id = || loop {
+            seq += 1;
+            let id = format!("e{seq}");
+            if !ids.contains_key(&id) && !fresh.contains(&id) {
+                fresh.push(id.clone());
+                return id;
+            }
+        };
+        let entries = commit::entries_for(snapshot, plan, outcome, &self.log, &mut new_id)?;
+        self.seq = seq;
+        let mut last = String::new();
+        for (id, kind) in entries {
+            last = id.clone();
+            self.push(id, kind);
+        }
+        self.rebuild();
+        Ok(last)
+    }
+
+    /// Hides parts of the live context's messages (`actions` index the live context). Returns
+    /// the prune entry's id, or `None` when no action applies to a message entry.
+    pub fn hide(&mut self, actions: &[PruneAction]) -> Option<String> {
+        let snapshot = self.snapshot();
+        let mut hidden = Vec::new();
+        for a in actions {
+            let (Some(Source::Entry(id)), Some(m)) = (
+                snapshot.sources.get(a.message),
+                snapshot.messages.get(a.message),
+            ) else {
+                continue;
+            };
+            let Some(part) = m.parts.get(a.part) else {
+                continue;
+            };
+            if let Some(replacement) =
+                prune::replaced(part, &a.kind).and_then(|p| view::replacement_of(&p))
+            {
+                hidden.push(Hidden {
+                    entry_id: id.clone(),
+                    part: a.part,
+                    replacement,
+                });
+            }
+        }
+        if hidden.is_empty() {
+            return None;
+        }
+        let id = self.next_id();
+        self.push(id.clone(), EntryKind::Prune(hidden));
+        self.rebuild();
+        Some(id)
+    }
+
+    /// Seed 003's first render step: hides tool results older than the cache lifetime.
+    pub fn prune_ttl(&mut self, options: &TtlOptions) -> Option<String> {
+        let snapshot = self.snapshot();
+        let estimator = &self.config.estimator;
+        let cost = |p: &crate::core::message::Part| estimator.part_tokens(p);
+        let actions = prune::prune_ttl(&snapshot.messages, options, &cost);
+        self.hide(&actions)
+    }
+
+    /// Rebuilds the live context from the log (after a compaction or a prune).
+    fn rebuild(&mut self) {
+        self.view = View::build(
+            &self.log,
+            &self.ids,
+            &self.config.settings.summary,
+            &self.config.estimator,
+        );
+    }
+
+    /// A new session holding the log up to and including entry `id`, then a branch entry. Its
+    /// context is what the loader builds from that prefix: branching before a compaction undoes
+    /// it. `new_session_id` names the new session.
+    pub fn branch(&self, id: &str, new_session_id: String) -> Result<Session> {
+        let Some(at) = self.position(id) else {
+            return Err(Error::invalid_input(
+                "entryId",
+                format!("no entry \"{id}\" in this session"),
+            ));
+        };
+        let log: Vec<Entry> = self.log.iter().take(at + 1).cloned().collect();
+        let ids = index(&log);
+        let mut s = Session {
+            config: self.config.clone(),
+            header: Header::new(
+                new_session_id,
+                self.header.format.clone(),
+                Some((self.header.id.clone(), id.to_string())),
+            ),
+            log,
+            ids,
+            view: View::default(),
+            version: 0,
+            flushed: 0,
+            header_flushed: false,
+            seq: self.seq,
+        };
+        let branch_id = s.next_id();
+        s.push(
+            branch_id,
+            EntryKind::Branch {
+                from_session: self.header.id.clone(),
+                from_entry: id.to_string(),
+            },
+        );
+        s.rebuild();
+        Ok(s)
+    }
+
+    /// The whole log as JSONL (header first; every line ends with a newline).
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::with_capacity(self.log.iter().map(|e| e.line.len() + 1).sum());
+        out.push_str(&self.header.line);
+        out.push('\n');
+        for e in &self.log {
+            out.push_str(&e.line);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The lines written since the previous call (the header included the first time): append
+    /// them to a file and it never needs rewriting.
+    pub fn take_new_lines(&mut self) -> String {
+        let mut out = String::new();
+        if !self.header_flushed {
+            out.push_str(&self.header.line);
+            out.push('\n');
+            self.header_flushed = true;
+        }
+        for e in self.log.iter().skip(self.flushed) {
+            out.push_str(&e.line);
+            out.push('\n');
+        }
+        self.flushed = self.log.len();
+        out
+    }
+
+    /// Reads a log written by [`Session::to_jsonl`]. Message entries are imported with `import`.
+    /// Bad lines are `INVALID_INPUT` naming the line.
+    pub fn from_jsonl(text: &str, config: Config, import: Import<'_>) -> Result<Session> {
+        let mut lines = text
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+            .filter(|(_, l)| !l.trim().is_empty());
+        let Some((_, first)) = lines.next() else {
+            return Err(Error::invalid_input(
+                "text",
+                "the log is empty: it needs a header line",
+            ));
+        };
+        let header = Header::read(first)?;
+        let mut log = Vec::new();
+        let mut ids = HashMap::new();
+        let mut seq = 0u64;
+        for (number, line) in lines {
+            let entry = entry::read_line(line, number, import)?;
+            if ids.insert(entry.id.clone(), log.len()).is_some() {
+                return Err(Error::invalid_input(
+                    format!("lines[{}].id", number - 1),
+                    format!("line {number}: entry id \"{}\" appears twice", entry.id),
+                ));
+            }
+            if let Some(n) = entry
+                .id
+                .strip_prefix('e')
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                seq = seq.max(n);
+            }
+            log.push(entry);
+        }
+        let flushed = log.len();
+        let mut s = Session {
+            config,
+            header,
+            log,
+            ids,
+            view: View::default(),
+            version: 0,
+            flushed,
+            header_flushed: true,
+            seq,
+        };
+        s.rebuild();
+        Ok(s)
+    }
+
+    /// Builds a session from entries made elsewhere (an imported agent session). Ids must be
+    /// unique; parent ids are set to the previous entry.
+    pub fn from_entries(
+        config: Config,
+        header: Header,
+        entries: Vec<(String, EntryKind)>,
+    ) -> Result<Session> {
+        let mut s = Session {
+            config,
+            header,
+            log: Vec::new(),
+            ids: HashMap::new(),
+            view: View::default(),
+            version: 0,
+            flushed: 0,
+            header_flushed: false,
+            seq: 0,
+        };
+        for (id, kind) in entries {
+            if s.ids.contains_key(&id) {
+                return Err(Error::invalid_input(
+                    "id",
+                    format!("entry id \"{id}\" appears twice"),
+                ));
+            }
+            s.push(id, kind);
+        }
+        s.version = 0;
+        s.rebuild();
+        Ok(s)
+    }
+
+    /// Appends a note to the memory block.
+    pub fn add_note(&mut self, text: String) -> String {
+        let id = self.next_id();
+        self.push(id.clone(), EntryKind::Note(text));
+        id
+    }
+
+    /// Records that the oldest `notes` notes were condensed into `summary`.
+    pub fn compact_notes(&mut self, summary: String, notes: usize) -> String {
+        let id = self.next_id();
+        self.push(id.clone(), EntryKind::NotesCompacted { summary, notes });
+        id
+    }
+
+    /// The memory block: its summary and the notes it does not cover.
+    pub fn notes(&self) -> notes::MemoryBlock {
+        notes::MemoryBlock::of(&self.log)
+    }
+
+    /// Fails with `INVALID_INPUT` unless `format` is the session's.
+    pub fn expect_format(&self, format: &str) -> Result<()> {
+        if self.header.format == format {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the session holds {} messages; these are {format}",
+                    self.header.format
+                ),
+            ))
+        }
+    }
+}
+
+fn index(log: &[Entry]) -> HashMap<String, usize> {
+    log.iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.clone(), i))
+        .collect()
+}

@@ -1,0 +1,68 @@
+//! The session's memory block (seed 004): notes accumulate; when there are
+//! [`NOTES_TRIGGER`] of them, the oldest [`NOTES_COMPACTED`] are condensed into the block's summary
+//! (the previous summary blended in), and only the rest stay as raw notes.
+
+use super::entry::{Entry, EntryKind};
+
+/// Notes that start a compaction of the memory block.
+pub const NOTES_TRIGGER: usize = 15;
+/// The oldest notes condensed by one compaction of the memory block.
+pub const NOTES_COMPACTED: usize = 10;
+
+/// The memory block as the log holds it now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryBlock {
+    /// The summary of the condensed notes.
+    pub summary: Option<String>,
+    /// The notes not condensed yet, oldest first.
+    pub notes: Vec<String>,
+}
+
+impl MemoryBlock {
+    /// Reads the block from the log.
+    pub fn of(log: &[Entry]) -> MemoryBlock {
+        let mut block = MemoryBlock::default();
+        for entry in log {
+            match &entry.kind {
+                EntryKind::Note(text) => block.notes.push(text.clone()),
+                EntryKind::NotesCompacted { summary, notes } => {
+                    let n = (*notes).min(block.notes.len());
+                    block.notes.drain(..n);
+                    block.summary = Some(summary.clone());
+                }
+                _ => {}
+            }
+        }
+        block
+    }
+
+    /// The notes to condense now (the oldest [`NOTES_COMPACTED`] once there are
+    /// [`NOTES_TRIGGER`]), or `None`.
+    pub fn due(&self) -> Option<&[String]> {
+        (self.notes.len() >= NOTES_TRIGGER)
+            .then(|| self.notes.get(..NOTES_COMPACTED))
+            .flatten()
+    }
+
+    /// The block as text for the model: the summary, then the raw notes.
+    pub fn text(&self) -> Option<String> {
+        if self.summary.is_none() && self.notes.is_empty() {
+            return None;
+        }
+        let mut out = String::new();
+        if let Some(s) = &self.summary {
+            out.push_str("Memory summary:\n");
+            out.push_str(s);
+            out.push('\n');
+        }
+        if !self.notes.is_empty() {
+            out.push_str("Memory notes:\n");
+            for n in &self.notes {
+                out.push_str("- ");
+                out.push_str(n);
+                out.push('\n');
+            }
+        }
+        Some(out.trim_end().to_string())
+    }
+}
