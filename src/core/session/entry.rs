@@ -236,6 +236,9 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
     );
     match kind {
         EntryKind::Message(m) => {
+            if let Some(ts) = m.timestamp {
+                line.push_str(&format!(",\"timestamp\":{ts}"));
+            }
             let value = m.original.clone().unwrap_or(Value::Null);
             line.push_str(&format!(",\"message\":{value}"));
         }
@@ -327,7 +330,11 @@ pub fn read_line(
                 .get("message")
                 .ok_or_else(|| bad(number, "message", "a message entry needs its message"))?;
             let path = format!("lines[{}].message", number.saturating_sub(1));
-            EntryKind::Message(Box::new(import(message, &path)?))
+            let mut message = import(message, &path)?;
+            if message.timestamp.is_none() {
+                message.timestamp = obj.get("timestamp").and_then(Value::as_i64);
+            }
+            EntryKind::Message(Box::new(message))
         }
         Some("compaction") => EntryKind::Compaction(Box::new(read_compaction(obj, number)?)),
         Some("prune") => EntryKind::Prune(read_hidden(obj, number)?),

@@ -1,0 +1,108 @@
+//! An imported agent session (pi, Claude Code) as a [`Session`] log, honouring the compactions the
+//! agent recorded: each becomes a compaction entry at its place in the file, with its summary and
+//! its first kept message, so the session's live context is what the agent would send now and
+//! branching before a recorded compaction undoes it.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::core::error::Result;
+use crate::core::session::{Compaction, Config, EntryKind, Header, Session};
+
+use super::session::ImportedSession;
+
+/// The session log of `imported`. Messages keep the file's own entry ids when they are unique
+/// (pi `id`, Claude Code `uuid`); others get `m<index>`. A message that carries a recorded
+/// summary (Claude Code's `isCompactSummary` message) is not a message entry: its compaction entry
+/// holds the summary.
+pub fn session_from_imported(
+    imported: &ImportedSession,
+    config: Config,
+    session_id: Option<String>,
+) -> Result<Session> {
+    let mut used: HashSet<String> = HashSet::new();
+    let ids: Vec<String> = imported
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let id =
+                e.id.clone()
+                    .filter(|id| !id.is_empty() && !used.contains(id))
+                    .unwrap_or_else(|| format!("m{i}"));
+            let id = if used.contains(&id) {
+                format!("m{i}")
+            } else {
+                id
+            };
+            used.insert(id.clone());
+            id
+        })
+        .collect();
+    let summary_messages: HashSet<usize> = imported
+        .compactions
+        .iter()
+        .filter_map(|c| c.summary_message)
+        .collect();
+    let mut entries: Vec<(String, EntryKind)> = Vec::new();
+    let mut next = 0usize;
+    for (k, record) in imported.compactions.iter().enumerate() {
+        while next < record.at_message.min(imported.messages.len()) {
+            push_message(imported, &ids, &summary_messages, next, &mut entries);
+            next += 1;
+        }
+        let first_kept_entry_id = record
+            .first_kept_message
+            .filter(|&i| i < record.at_message)
+            .and_then(|i| ids.get(i).cloned());
+        let mut id = record.id.clone().unwrap_or_else(|| format!("c{k}"));
+        if used.contains(&id) {
+            id = format!("c{k}");
+        }
+        used.insert(id.clone());
+        entries.push((
+            id,
+            EntryKind::Compaction(Box::new(Compaction {
+                summary: Some(record.summary.clone()),
+                first_kept_entry_id,
+                system_entry_ids: Vec::new(),
+                pinned_entry_ids: Vec::new(),
+                tokens_before: record
+                    .tokens_before
+                    .and_then(|n| usize::try_from(n).ok())
+                    .unwrap_or(0),
+                tokens_after: 0,
+                round: u32::try_from(k + 1).unwrap_or(u32::MAX),
+                covered_turn_ids: Vec::new(),
+                split_turn_id: None,
+                digest: Value::Null,
+                state: None,
+            })),
+        ));
+    }
+    while next < imported.messages.len() {
+        push_message(imported, &ids, &summary_messages, next, &mut entries);
+        next += 1;
+    }
+    let id = session_id
+        .or_else(|| imported.session_id.clone())
+        .unwrap_or_else(|| "imported".to_string());
+    let header = Header::new(id, imported.format.as_str().to_string(), None);
+    Session::from_entries(config, header, entries)
+}
+
+fn push_message(
+    imported: &ImportedSession,
+    ids: &[String],
+    summary_messages: &HashSet<usize>,
+    i: usize,
+    entries: &mut Vec<(String, EntryKind)>,
+) {
+    if summary_messages.contains(&i) {
+        return;
+    }
+    if let (Some(m), Some(id)) = (imported.messages.get(i), ids.get(i)) {
+        entries.push((id.clone(), EntryKind::Message(Box::new(m.clone()))));
+    }
+}
