@@ -19,7 +19,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// The JS callbacks given in the options.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Callbacks {
     pub summarize: Option<Function>,
     pub on_before: Option<Function>,
@@ -79,16 +79,21 @@ pub struct Continued {
     pub caller: Vec<crate::core::message::Message>,
 }
 
+/// The estimator the options ask for (an exact encoding must be loaded).
+pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
+    let counter = match options.tokenizer {
+        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
+        Tokenizer::Heuristic => match options.settings.estimation {
+            Estimation::Heuristic => Counter::Heuristic,
+            Estimation::CharsPerToken(n) => Counter::CharsPerToken(n),
+        },
+    };
+    Ok(Estimator::new(counter).with_image_rule(options.image_rule))
+}
+
 impl Inner {
     pub fn estimator(&self) -> Result<Estimator, JsValue> {
-        let counter = match self.options.tokenizer {
-            Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
-            Tokenizer::Heuristic => match self.options.settings.estimation {
-                Estimation::Heuristic => Counter::Heuristic,
-                Estimation::CharsPerToken(n) => Counter::CharsPerToken(n),
-            },
-        };
-        Ok(Estimator::new(counter).with_image_rule(self.options.image_rule))
+        estimator_for(&self.options)
     }
 
     pub fn analyze(&self, messages: &JsValue) -> Result<Analyzed, JsValue> {
@@ -225,7 +230,7 @@ fn usage_of(options: &JsValue) -> Result<Option<Usage>, JsValue> {
 }
 
 /// Splits the options object into its functions and its JSON part.
-fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
+pub(crate) fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
     if !options.is_object() || js_sys::Array::is_array(options) {
         return throw(Err(Error::invalid_option(
             "options",

@@ -8,5 +8,6 @@ pub mod convert;
 pub mod env;
 pub mod error;
 pub mod functions;
+pub mod session;
 pub mod tokens;
 pub mod types;

@@ -12,6 +12,7 @@ pub mod cache_points;
 pub mod commit;
 pub mod entry;
 pub mod notes;
+pub mod options;
 pub mod pressure;
 pub mod view;
 

@@ -1,0 +1,684 @@
+//! `Session`: the stateful timeline of api.md. Messages cross into Rust once, at `append`; the
+//! session keeps them with their token counts, and the caller's own objects for rendering. The log,
+//! the live context, compaction commits and branching are the core's (`core::session`); this file
+//! only converts values and runs the summarizer's promises.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Promise, Reflect};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::compactor::{estimator_for, split_options, Callbacks};
+use super::convert::to_js;
+use super::error::{throw, to_js as error_to_js};
+use crate::core::error::{Error, ErrorCode};
+use crate::core::estimate::Usage;
+use crate::core::message::Message;
+use crate::core::options::{parse, Options};
+use crate::core::session::options::{take, SessionOptions};
+use crate::core::session::{self as core_session, Config, EntryKind, Source};
+use crate::formats::{cache_control as anthropic, detect, session_log, Format};
+
+/// What a `Session` holds; shared with its in-flight compactions.
+pub struct Inner {
+    pub options: Options,
+    pub session_options: SessionOptions,
+    pub callbacks: Callbacks,
+    pub state: RefCell<State>,
+}
+
+/// Mutable state, borrowed briefly and never across an `.await`.
+pub struct State {
+    /// `None` until the format is known (the first `append` detects it unless `format` is set).
+    pub core: Option<core_session::Session>,
+    /// The caller's object of each log entry (undefined until rendered, for loaded logs).
+    pub originals: Vec<JsValue>,
+    /// Resolves when the running compaction ends (never rejects).
+    pub running: Option<Promise>,
+    /// The outcome of the latest background compaction, if it failed.
+    pub background_error: Option<JsValue>,
+}
+
+/// The stateful timeline (see api.md). Construct with `new Session(options)`.
+#[wasm_bindgen(skip_typescript)]
+pub struct Session {
+    pub(crate) inner: Rc<Inner>,
+}
+
+fn set(obj: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+/// Sets `key` on a result object.
+pub fn set_field(obj: &JsValue, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() {
+        Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// A fresh session id: 16 hex digits.
+fn fresh_id() -> String {
+    let a = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    let b = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    format!("{:016x}", (a << 32) | b)
+}
+
+/// The importer of one message of `format`.
+pub fn import_one(format: Format) -> impl Fn(&Value, &str) -> crate::core::error::Result<Message> {
+    move |value, path| match format {
+        Format::AiSdk => crate::formats::ai_sdk::import_message(value, path),
+        Format::OpenAi => crate::formats::openai::import_message(value, path),
+        Format::Anthropic => crate::formats::anthropic::import_message(value, path),
+        Format::Pi => crate::formats::pi::import_message(value, path),
+    }
+}
+
+impl Inner {
+    fn config(&self) -> Result<Config, JsValue> {
+        Ok(Config {
+            settings: self.options.settings.clone(),
+            estimator: estimator_for(&self.options)?,
+            background_tokens: self
+                .session_options
+                .background_tokens(&self.options.settings.budget),
+        })
+    }
+
+    fn with_core(state: &State) -> Result<&core_session::Session, JsValue> {
+        state.core.as_ref().ok_or_else(|| {
+            error_to_js(
+                &Error::invalid_input("session", "the session is empty"),
+                None,
+            )
+        })
+    }
+
+    /// The session's format.
+    fn format(&self, state: &State) -> Option<Format> {
+        state
+            .core
+            .as_ref()
+            .and_then(|c| Format::parse(&c.header().format).ok().flatten())
+            .or(self.options.format)
+    }
+
+    /// The caller's object for log entry `i` (made from the logged message when not at hand).
+    fn original(&self, state: &mut State, i: usize, format: Format) -> JsValue {
+        if let Some(v) = state.originals.get(i) {
+            if !v.is_undefined() {
+                return v.clone();
+            }
+        }
+        let value = state
+            .core
+            .as_ref()
+            .and_then(|c| c.log().get(i))
+            .and_then(|e| e.message())
+            .map(|m| match &m.original {
+                Some(o) => to_js(o),
+                None => format
+                    .export(std::slice::from_ref(m))
+                    .first()
+                    .map(to_js)
+                    .unwrap_or(JsValue::NULL),
+            })
+            .unwrap_or(JsValue::NULL);
+        if state.originals.len() <= i {
+            state.originals.resize(i + 1, JsValue::UNDEFINED);
+        }
+        if let Some(slot) = state.originals.get_mut(i) {
+            *slot = value.clone();
+        }
+        value
+    }
+
+    /// The live context as the caller's objects (summary and altered messages exported anew).
+    pub fn rendered(&self, state: &mut State) -> Result<Array, JsValue> {
+        let out = Array::new();
+        let Some(format) = self.format(state) else {
+            return Ok(out);
+        };
+        let items: Vec<(usize, Option<Message>)> = match &state.core {
+            Some(c) => c
+                .view()
+                .items
+                .iter()
+                .map(|it| (it.entry, it.altered.clone()))
+                .collect(),
+            None => return Ok(out),
+        };
+        for (entry, altered) in items {
+            match altered {
+                None => {
+                    out.push(&self.original(state, entry, format));
+                }
+                Some(m) => {
+                    for value in format.export(std::slice::from_ref(&m)) {
+                        out.push(&to_js(&value));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `{ messages, tokens, cachePoints, summaryIndex }`; in Anthropic format the cache points
+    /// become `cache_control` markers (at most 4 per request with those already present).
+    pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
+        let mut state = self.state.borrow_mut();
+        let messages = self.rendered(&mut state)?;
+        let (tokens, points, summary_index) = match &state.core {
+            Some(c) => (c.tokens(), c.cache_points(), c.summary_index()),
+            None => (0, Vec::new(), None),
+        };
+        let format = self.format(&state);
+        let markers = get(options, "cacheControl");
+        let want_markers = format == Some(Format::Anthropic) && markers != JsValue::FALSE;
+        let mut marked: Vec<usize> = Vec::new();
+        if want_markers {
+            let reserved = get(options, "reservedCachePoints").as_f64().unwrap_or(0.0);
+            let existing: usize = messages
+                .iter()
+                .map(|m| {
+                    serde_wasm_bindgen::from_value::<Value>(m)
+                        .map(|v| anthropic::count_cache_markers(&v))
+                        .unwrap_or(0)
+                })
+                .sum();
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let reserved = reserved.clamp(0.0, 4.0) as usize;
+            let room = anthropic::MAX_CACHE_BREAKPOINTS.saturating_sub(existing + reserved);
+            for p in points.iter().take(room) {
+                let i = u32::try_from(p.index).unwrap_or(u32::MAX);
+                let Ok(value) = serde_wasm_bindgen::from_value::<Value>(messages.get(i)) else {
+                    continue;
+                };
+                messages.set(i, to_js(&anthropic::with_cache_marker(&value)));
+                marked.push(p.index);
+            }
+        }
+        let result = to_js(&json!({
+            "tokens": tokens,
+            "cachePoints": points.iter().map(|p| json!({"index": p.index, "kind": p.kind.as_str()})).collect::<Vec<_>>(),
+            "summaryIndex": summary_index,
+            "format": format.map(Format::as_str),
+        }));
+        set(result.unchecked_ref(), "messages", &messages);
+        Ok(result)
+    }
+
+    /// Converts and appends messages; returns their ids.
+    fn append(&self, value: &JsValue) -> Result<Array, JsValue> {
+        let list: Array = if Array::is_array(value) {
+            Array::from(value)
+        } else if value.is_object() {
+            Array::of1(value)
+        } else {
+            return throw(Err(Error::invalid_input(
+                "messages",
+                "append takes a message or an array of messages",
+            )));
+        };
+        let json: Vec<Value> = list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                serde_wasm_bindgen::from_value::<Value>(m).map_err(|e| {
+                    error_to_js(
+                        &Error::invalid_input(
+                            format!("messages[{i}]"),
+                            format!("the message is not plain data: {e}"),
+                        ),
+                        None,
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let mut state = self.state.borrow_mut();
+        let format = match self.format(&state) {
+            Some(f) => f,
+            None if json.is_empty() => return Ok(Array::new()),
+            None => throw(detect(&Value::Array(json.clone())))?,
+        };
+        let import = import_one(format);
+        let messages: Vec<Message> = json
+            .iter()
+            .enumerate()
+            .map(|(i, v)| import(v, &format!("messages[{i}]")))
+            .collect::<Result<_, _>>()
+            .map_err(|e| error_to_js(&e, None))?;
+        if state.core.is_none() {
+            let id = self.session_options.id.clone().unwrap_or_else(fresh_id);
+            state.core = Some(core_session::Session::new(
+                self.config()?,
+                id,
+                format.as_str().to_string(),
+            ));
+        }
+        let ids = match state.core.as_mut() {
+            Some(c) => c.append(messages),
+            None => Vec::new(),
+        };
+        let len = state.core.as_ref().map_or(0, |c| c.log().len());
+        let first = len.saturating_sub(ids.len());
+        state.originals.resize(first, JsValue::UNDEFINED);
+        for m in list.iter() {
+            state.originals.push(m);
+        }
+        Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
+    }
+}
+
+fn state_for(core: Option<core_session::Session>) -> RefCell<State> {
+    let len = core.as_ref().map_or(0, |c| c.log().len());
+    RefCell::new(State {
+        core,
+        originals: vec![JsValue::UNDEFINED; len],
+        running: None,
+        background_error: None,
+    })
+}
+
+fn parse_options(options: &JsValue) -> Result<(Options, SessionOptions, Callbacks), JsValue> {
+    let (mut json, callbacks) = split_options(options)?;
+    let session_options = throw(take(&mut json))?;
+    let options = throw(parse(&json))?;
+    Ok((options, session_options, callbacks))
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Validates the options up front (`INVALID_OPTIONS` naming the key).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<Session, JsValue> {
+        let (options, session_options, callbacks) = parse_options(&options)?;
+        Ok(Session {
+            inner: Rc::new(Inner {
+                options,
+                session_options,
+                callbacks,
+                state: state_for(None),
+            }),
+        })
+    }
+
+    /// Reads a log written by `toJSONL` (or `flush`). Bad lines are `INVALID_INPUT` naming the line.
+    #[wasm_bindgen(js_name = fromJSONL)]
+    pub fn from_jsonl(text: &str, options: JsValue) -> Result<Session, JsValue> {
+        let (options, session_options, callbacks) = parse_options(&options)?;
+        let inner = Inner {
+            options,
+            session_options,
+            callbacks,
+            state: state_for(None),
+        };
+        let config = inner.config()?;
+        let header = throw(
+            text.lines()
+                .find(|l| !l.trim().is_empty())
+                .map(core_session::Header::read)
+                .unwrap_or_else(|| Err(Error::invalid_input("text", "the log is empty"))),
+        )?;
+        let format = throw(Format::parse(&header.format))?.ok_or_else(|| {
+            error_to_js(
+                &Error::invalid_input("lines[0].format", "the header must name a message format"),
+                None,
+            )
+        })?;
+        let import = import_one(format);
+        let core = throw(core_session::Session::from_jsonl(text, config, &import))?;
+        let inner = Inner {
+            state: state_for(Some(core)),
+            ..inner
+        };
+        Ok(Session {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// Imports a pi or Claude Code session file, honouring the compactions the agent recorded.
+    #[wasm_bindgen(js_name = fromSessionFile)]
+    pub fn from_session_file(
+        text: &str,
+        source: &str,
+        options: JsValue,
+    ) -> Result<Session, JsValue> {
+        let (options, session_options, callbacks) = parse_options(&options)?;
+        let imported =
+            match source {
+                "pi" => throw(crate::formats::pi_session::import_pi_session(text))?,
+                "claude-code" => throw(crate::formats::claude_code::import_claude_code(text))?,
+                other => return throw(Err(Error::invalid_input(
+                    "source",
+                    format!(
+                        "unknown session source \"{other}\" (expected \"pi\" or \"claude-code\")"
+                    ),
+                ))),
+            };
+        let inner = Inner {
+            options,
+            session_options,
+            callbacks,
+            state: state_for(None),
+        };
+        let core = throw(session_log::session_from_imported(
+            &imported,
+            inner.config()?,
+            inner.session_options.id.clone(),
+        ))?;
+        let inner = Inner {
+            state: state_for(Some(core)),
+            ..inner
+        };
+        Ok(Session {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// Appends a message or an array of messages; returns their entry ids. Costs O(new messages).
+    pub fn append(&self, messages: JsValue) -> Result<Array, JsValue> {
+        self.inner.append(&messages)
+    }
+
+    /// Records the provider's usage of the latest response; the count up to the latest assistant
+    /// message is taken from it. Returns the entry id.
+    #[wasm_bindgen(js_name = recordUsage)]
+    pub fn record_usage(&self, usage: JsValue) -> Result<String, JsValue> {
+        let value: Value = serde_wasm_bindgen::from_value(usage).unwrap_or(Value::Null);
+        let usage = Usage::from_value(&value).ok_or_else(|| {
+            error_to_js(
+                &Error::invalid_input("usage", "usage must hold input and output token counts"),
+                None,
+            )
+        })?;
+        let mut state = self.inner.state.borrow_mut();
+        let core = state.core.as_mut().ok_or_else(|| {
+            error_to_js(
+                &Error::invalid_input(
+                    "usage",
+                    "record usage after appending the messages it belongs to",
+                ),
+                None,
+            )
+        })?;
+        Ok(core.record_usage(usage))
+    }
+
+    /// `{ shouldCompact, tokens, threshold, reason, background }` in O(1).
+    pub fn check(&self) -> JsValue {
+        let state = self.inner.state.borrow();
+        match &state.core {
+            Some(c) => {
+                let (d, pressure) = c.pressure();
+                to_js(&json!({
+                    "shouldCompact": d.should_compact,
+                    "tokens": c.tokens(),
+                    "threshold": d.threshold,
+                    "reason": d.reason,
+                    "background": pressure == core_session::Pressure::Soft,
+                }))
+            }
+            None => {
+                let d = self.inner.options.settings.trigger.evaluate(
+                    &crate::core::trigger::TriggerInput::new(
+                        &[],
+                        0,
+                        self.inner.options.settings.budget,
+                    ),
+                );
+                to_js(
+                    &json!({"shouldCompact": false, "tokens": 0, "threshold": d.threshold, "reason": d.reason, "background": false}),
+                )
+            }
+        }
+    }
+
+    /// The live context: `{ messages, tokens, cachePoints, summaryIndex, format }`.
+    pub fn render(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        self.inner.render(&options)
+    }
+
+    /// The whole log as JSONL.
+    #[wasm_bindgen(js_name = toJSONL)]
+    pub fn to_jsonl(&self) -> String {
+        let state = self.inner.state.borrow();
+        state
+            .core
+            .as_ref()
+            .map(|c| c.to_jsonl())
+            .unwrap_or_default()
+    }
+
+    /// The JSONL lines written since the previous `flush` (the header the first time): append
+    /// them to a file, which then never needs rewriting.
+    pub fn flush(&self) -> String {
+        let mut state = self.inner.state.borrow_mut();
+        state
+            .core
+            .as_mut()
+            .map(|c| c.take_new_lines())
+            .unwrap_or_default()
+    }
+
+    /// A new session from entry `entryId` (a message, a compaction...): before a compaction it
+    /// undoes it; after one it keeps it. The original is unchanged.
+    pub fn branch(&self, entry_id: &str) -> Result<Session, JsValue> {
+        let state = self.inner.state.borrow();
+        let core = Inner::with_core(&state)?;
+        let at = core.position(entry_id);
+        let branched = throw(core.branch(entry_id, fresh_id()))?;
+        let mut originals: Vec<JsValue> = state
+            .originals
+            .iter()
+            .take(at.map_or(0, |i| i + 1))
+            .cloned()
+            .collect();
+        originals.resize(branched.log().len(), JsValue::UNDEFINED);
+        let inner = Inner {
+            options: self.inner.options.clone(),
+            session_options: SessionOptions {
+                id: None,
+                ..self.inner.session_options.clone()
+            },
+            callbacks: self.inner.callbacks.clone(),
+            state: RefCell::new(State {
+                core: Some(branched),
+                originals,
+                running: None,
+                background_error: None,
+            }),
+        };
+        Ok(Session {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// Every entry: `{ id, parentId, type }`, oldest first.
+    pub fn entries(&self) -> JsValue {
+        let state = self.inner.state.borrow();
+        let list: Vec<Value> = state
+            .core
+            .as_ref()
+            .map(|c| {
+                c.log()
+                    .iter()
+                    .map(|e| json!({"id": e.id, "parentId": e.parent_id, "type": e.kind.type_name()}))
+                    .collect()
+            })
+            .unwrap_or_default();
+        to_js(&list)
+    }
+
+    /// Grows with every change of the log.
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> f64 {
+        let state = self.inner.state.borrow();
+        state.core.as_ref().map_or(0.0, |c| c.version() as f64)
+    }
+
+    /// True while a compaction (foreground or background) is running.
+    #[wasm_bindgen(getter, js_name = isCompacting)]
+    pub fn is_compacting(&self) -> bool {
+        self.inner.state.borrow().running.is_some()
+    }
+
+    /// The session's id.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> Option<String> {
+        let state = self.inner.state.borrow();
+        state.core.as_ref().map(|c| c.header().id.clone())
+    }
+}
+
+/// The source of each snapshot message as the caller's object (summaries exported anew).
+pub fn snapshot_originals(
+    inner: &Inner,
+    state: &mut State,
+    snapshot: &core_session::Snapshot,
+    format: Format,
+) -> Array {
+    let positions: Vec<Option<usize>> = snapshot
+        .sources
+        .iter()
+        .map(|s| match s {
+            Source::Entry(id) => state.core.as_ref().and_then(|c| c.position(id)),
+            Source::Summary(_) => None,
+        })
+        .collect();
+    let out = Array::new();
+    for (k, pos) in positions.into_iter().enumerate() {
+        match pos {
+            Some(i) => {
+                out.push(&inner.original(state, i, format));
+            }
+            None => {
+                let value = snapshot
+                    .messages
+                    .get(k)
+                    .and_then(|m| format.export(std::slice::from_ref(m)).into_iter().next())
+                    .map(|v| to_js(&v))
+                    .unwrap_or(JsValue::NULL);
+                out.push(&value);
+            }
+        }
+    }
+    out
+}
+
+/// True when the entry at `i` is a compaction entry.
+pub fn is_compaction(state: &State, i: usize) -> bool {
+    state
+        .core
+        .as_ref()
+        .and_then(|c| c.log().get(i))
+        .is_some_and(|e| matches!(e.kind, EntryKind::Compaction(_)))
+}
+
+/// A `CONFLICT` error.
+pub fn conflict(message: &str) -> JsValue {
+    error_to_js(&Error::new(ErrorCode::Conflict, message), None)
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SESSION: &'static str = r#"
+/** Options of a `Session`: every `Compactor` option, plus the session's own. */
+export interface SessionOptions<M = object> extends CompactorOptions<M> {
+  /** The session's id, written in the log header. Default: 16 random hex digits. */
+  sessionId?: string;
+  /**
+   * Start summarizing in the background once the context reaches this fraction of the usable
+   * window (window − reserve − safety margin), e.g. `0.75`. The conversation goes on meanwhile;
+   * `prepare()` waits only when the trigger is reached before the summary is ready. Default: off.
+   */
+  background?: number | false;
+}
+/** `check()` of a session: the trigger state, and whether the background threshold is passed. */
+export interface SessionCheck extends CheckResult {
+  /** Past the background threshold but below the trigger. */
+  background: boolean;
+}
+/** A prompt-cache point (seed 003's rules): the tail, the end of the previous turn, the pre-tail. */
+export interface CachePointInfo { index: number; kind: "tail" | "previous-turn" | "pre-tail" }
+/** The live context. `messages` are your own objects where unchanged. */
+export interface RenderResult<M = object> {
+  messages: M[];
+  /** Tokens of the context (calibrated by the latest recorded usage). */
+  tokens: number;
+  /** Indices into `messages`, most important first. */
+  cachePoints: CachePointInfo[];
+  /** Index of the summary message, or null. */
+  summaryIndex: number | null;
+  format: Exclude<MessageFormat, "auto"> | null;
+}
+export interface RenderOptions {
+  /**
+   * Anthropic format only: put `cache_control` markers on the cache points (default true), never
+   * more than the API's 4 per request together with markers already in your messages.
+   */
+  cacheControl?: boolean;
+  /** Breakpoints you use elsewhere in the request (system prompt, tools); default 0. */
+  reservedCachePoints?: number;
+}
+export interface SessionEntry {
+  id: string;
+  parentId: string | null;
+  type: "message" | "compaction" | "prune" | "branch" | "usage" | "note" | "notesCompacted";
+}
+export interface SessionCompactResult<M = object> extends CompactResult<M> {
+  /** The compaction entry's id, or null when nothing was compacted. */
+  entryId: string | null;
+}
+/**
+ * A stateful conversation: an append-only JSONL log (messages, compactions, prunes, branch points,
+ * usage) and the live context built from it. Messages are converted once, when appended, so
+ * `check()` costs O(1) and `append()` O(new messages) however long the history.
+ */
+export declare class Session<M extends object = object> {
+  constructor(options: SessionOptions<M>);
+  /** Reads a log written by `toJSONL()` / `flush()`. */
+  static fromJSONL<M extends object = object>(text: string, options: SessionOptions<M>): Session<M>;
+  /** Imports a pi or Claude Code session file, keeping the compactions the agent recorded. */
+  static fromSessionFile<M extends object = object>(text: string, source: "pi" | "claude-code", options: SessionOptions<M>): Session<M>;
+  /** Appends a message or messages; returns their entry ids. */
+  append(messages: M | readonly M[]): string[];
+  /** Records the provider's usage of the latest response (calibrates the count). */
+  recordUsage(usage: TokenUsage): string;
+  /** The trigger state in O(1). */
+  check(): SessionCheck;
+  /** The live context, with cache points. */
+  render(options?: RenderOptions): RenderResult<M>;
+  /**
+   * Compacts now (waits for a compaction already running). Messages appended while the summary is
+   * written stay after it; rejects with `CONFLICT` if the log changed otherwise, changing nothing.
+   */
+  compact(options?: CompactCallOptions): Promise<SessionCompactResult<M>>;
+  /**
+   * The render pipeline before a request: compacts when the trigger fires (or `force`), starts a
+   * background compaction past the `background` threshold, then renders.
+   */
+  prepare(options?: CompactCallOptions & RenderOptions): Promise<RenderResult<M>>;
+  /** The whole log. `Session.fromJSONL(s.toJSONL()).toJSONL()` is byte-identical. */
+  toJSONL(): string;
+  /** The log lines added since the previous `flush()` (the header the first time). */
+  flush(): string;
+  /** A new session from an entry: before a compaction it undoes it, after one it keeps it. */
+  branch(entryId: string): Session<M>;
+  entries(): SessionEntry[];
+  /** Grows with every change of the log. */
+  readonly version: number;
+  /** True while a compaction (foreground or background) runs. */
+  readonly isCompacting: boolean;
+  /** The session's id (null until the first message). */
+  readonly id: string | null;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+"#;
