@@ -60,7 +60,7 @@ pub fn with_cache_marker(message: &Value) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
