@@ -15,6 +15,7 @@ pub mod notes;
 pub mod options;
 pub mod pressure;
 pub mod view;
+pub mod workstream;
 
 use std::collections::HashMap;
 

@@ -222,10 +222,14 @@ impl View {
 }
 
 /// The summary block of a compaction (none when it has no summary).
+/// The workstream state, when the compaction keeps one, follows the summary text.
 pub fn summary_messages(comp: &Compaction, style: &SummaryStyle) -> Vec<Message> {
-    match &comp.summary {
-        Some(text) => summary_block(text, style),
-        None => Vec::new(),
+    let state = comp.state.as_ref().and_then(super::workstream::render);
+    match (&comp.summary, state) {
+        (Some(text), Some(state)) => summary_block(&format!("{text}\n\n{state}"), style),
+        (Some(text), None) => summary_block(text, style),
+        (None, Some(state)) => summary_block(&state, style),
+        (None, None) => Vec::new(),
     }
 }
 
