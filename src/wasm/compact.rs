@@ -5,11 +5,16 @@
 //! `CompactionError`.
 
 use super::call::{call_once, is_aborted, pause, reason, Batch, CallError};
-use super::compactor::{Analyzed, Inner};
+use super::compactor::{Analyzed, Callbacks, Inner};
 use super::convert::{originals, outgoing, to_js};
 use super::error::to_js as error_to_js;
 use crate::core::error::{Error, ErrorCode};
+use crate::core::estimate::Estimator;
+use crate::core::message::Message;
+use crate::core::options::Options;
 use crate::core::plan::Disposition;
+use crate::core::plan::Plan;
+use crate::core::render::Rendered;
 use crate::core::render::{render, Origin};
 use crate::core::summary::job::{PieceRequest, SummaryJob};
 use crate::core::summary::prompt::Templates;
@@ -19,13 +24,51 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// What the caller passed as the second argument.
-struct CallOptions {
-    instructions: Option<String>,
-    signal: JsValue,
-    force: bool,
+pub struct CallOptions {
+    pub instructions: Option<String>,
+    pub signal: JsValue,
+    pub force: bool,
 }
 
-fn call_options(value: &JsValue) -> CallOptions {
+/// What one compaction's summarizer calls need from the object that runs them (a `Compactor`
+/// or a `Session`).
+pub struct Exec<'a> {
+    pub options: &'a Options,
+    pub callbacks: &'a Callbacks,
+    pub estimator: &'a Estimator,
+}
+
+/// The result of [`execute`].
+pub struct Executed {
+    /// The summary (`None` when the plan only drops).
+    pub summary: Option<String>,
+    /// The digest as JSON (null without a summary).
+    pub digest: serde_json::Value,
+    /// The compacted context.
+    pub rendered: Vec<Rendered>,
+    /// Its estimated tokens.
+    pub tokens_after: usize,
+}
+
+/// The retry and timeout numbers of one summarizer call.
+#[derive(Clone, Copy)]
+struct Limits {
+    retries: u32,
+    retry_delay_ms: u64,
+    timeout_ms: u64,
+}
+
+impl Limits {
+    fn of(o: &Options) -> Limits {
+        Limits {
+            retries: o.settings.retries,
+            retry_delay_ms: o.retry_delay_ms,
+            timeout_ms: o.timeout_ms,
+        }
+    }
+}
+
+pub fn call_options(value: &JsValue) -> CallOptions {
     let get = |k: &str| {
         if value.is_object() {
             Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
@@ -78,7 +121,7 @@ fn templates(prompts: &crate::core::options::Prompts) -> Templates {
     t
 }
 
-fn request_object(piece: &PieceRequest, a: &Analyzed) -> Object {
+fn request_object(piece: &PieceRequest, all: &Array) -> Object {
     let obj = Object::new();
     set(&obj, "purpose", &JsValue::from_str(piece.purpose.as_str()));
     set(&obj, "system", &JsValue::from_str(&piece.system));
@@ -87,7 +130,11 @@ fn request_object(piece: &PieceRequest, a: &Analyzed) -> Object {
     set(
         &obj,
         "messages",
-        &originals(&a.incoming, piece.message_indices.iter().copied()),
+        &piece
+            .message_indices
+            .iter()
+            .map(|&i| all.get(u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect::<Array>(),
     );
     if let Some(p) = &piece.previous_summary {
         set(&obj, "previousSummary", &JsValue::from_str(p));
@@ -107,18 +154,17 @@ fn request_object(piece: &PieceRequest, a: &Analyzed) -> Object {
 /// Asks for one piece: calls with retries and exponential backoff on failures, timeouts and
 /// answers that are not text; an abort ends it at once.
 async fn ask(
-    inner: Rc<Inner>,
+    o: Limits,
     summarize: Function,
     request: Object,
     signal: JsValue,
 ) -> Result<String, JsValue> {
-    let o = &inner.options;
     let mut last = fail(
         ErrorCode::SummarizerFailed,
         "the summarizer was not called",
         None,
     );
-    for attempt in 0..=o.settings.retries {
+    for attempt in 0..=o.retries {
         if attempt > 0 {
             let delay = o
                 .retry_delay_ms
@@ -167,13 +213,14 @@ fn aborted(why: &JsValue) -> JsValue {
 /// Runs the pieces that may run now in parallel, then validates each answer; an answer the job
 /// rejects (empty, not smaller) is asked again, up to the retries.
 async fn run_batch(
-    inner: &Rc<Inner>,
+    exec: &Exec<'_>,
     summarize: &Function,
     job: &mut SummaryJob<'_>,
     pieces: &[PieceRequest],
-    a: &Analyzed,
+    all: &Array,
     signal: &JsValue,
 ) -> Result<(), JsValue> {
+    let limits = Limits::of(exec.options);
     // Siblings share a batch signal: the first failure aborts the others.
     let batch = Batch::new(signal);
     let batch_signal = batch.signal();
@@ -181,9 +228,9 @@ async fn run_batch(
         .iter()
         .map(|piece| {
             let ask = ask(
-                Rc::clone(inner),
+                limits,
                 summarize.clone(),
-                request_object(piece, a),
+                request_object(piece, all),
                 batch_signal.clone(),
             );
             JsValue::from(wasm_bindgen_futures::future_to_promise(async move {
@@ -207,28 +254,26 @@ async fn run_batch(
         loop {
             match job.submit(piece.id, &answer) {
                 Ok(()) => break,
-                Err(e) if attempt >= inner.options.settings.retries => {
-                    return Err(error_to_js(&e, None))
-                }
+                Err(e) if attempt >= limits.retries => return Err(error_to_js(&e, None)),
                 Err(_) => {
                     attempt += 1;
                     answer = ask(
-                        Rc::clone(inner),
+                        limits,
                         summarize.clone(),
-                        request_object(piece, a),
+                        request_object(piece, all),
                         signal.clone(),
                     )
                     .await?;
                 }
             }
         }
-        progress(inner, job);
+        progress(exec.callbacks, job);
     }
     Ok(())
 }
 
-fn progress(inner: &Inner, job: &SummaryJob<'_>) {
-    if let Some(f) = &inner.callbacks.on_progress {
+fn progress(callbacks: &Callbacks, job: &SummaryJob<'_>) {
+    if let Some(f) = &callbacks.on_progress {
         let (done, total) = job.progress();
         let _ = f.call1(
             &JsValue::UNDEFINED,
@@ -240,15 +285,15 @@ fn progress(inner: &Inner, job: &SummaryJob<'_>) {
 /// Asks `onBeforeCompaction`; `Ok(None)`: go on; `Ok(Some(None))`: cancelled; `Ok(Some(Some(s)))`:
 /// the hook supplied the summary.
 async fn before_hook(
-    inner: &Inner,
+    callbacks: &Callbacks,
     tokens_before: usize,
-    a: &Analyzed,
+    all: &Array,
 ) -> Result<Option<Option<String>>, JsValue> {
-    let Some(hook) = &inner.callbacks.on_before else {
+    let Some(hook) = &callbacks.on_before else {
         return Ok(None);
     };
     let event = to_js(&json!({"tokensBefore": tokens_before}));
-    set(event.unchecked_ref(), "messages", &a.incoming.array);
+    set(event.unchecked_ref(), "messages", all);
     let value = hook.call1(&JsValue::UNDEFINED, &event).map_err(|e| {
         fail(
             ErrorCode::SummarizerFailed,
@@ -376,31 +421,99 @@ async fn run(
     tokens_before: usize,
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
-    let summarizes = plan
-        .dispositions
-        .iter()
-        .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
     let round = if plan.previous_summary.is_some() {
         inner.state.borrow().compactions.max(1) + 1
     } else {
         1
     };
+    let exec = Exec {
+        options: &inner.options,
+        callbacks: &inner.callbacks,
+        estimator: &a.estimator,
+    };
+    let Some(done) = execute(
+        &exec,
+        &a.incoming.messages,
+        &a.incoming.array,
+        plan,
+        call,
+        automatic,
+        round,
+        tokens_before,
+    )
+    .await?
+    else {
+        return Ok(unchanged(
+            a,
+            tokens_before,
+            "cancelled by onBeforeCompaction",
+        ));
+    };
+    let removed: Vec<usize> = plan
+        .dispositions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            matches!(
+                d,
+                Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
+            )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let result = to_js(&json!({
+        "compacted": true,
+        "summary": done.summary,
+        "tokensBefore": tokens_before,
+        "tokensAfter": done.tokens_after,
+        "round": round,
+        "splitTurn": plan.split_turn,
+        "digest": done.digest,
+        "warnings": [],
+    }));
+    let out = outgoing(&a.incoming, &done.rendered);
+    if automatic {
+        remember(inner, a, plan, &done.rendered, &out);
+    }
+    set(result.unchecked_ref(), "messages", &out);
+    set(
+        result.unchecked_ref(),
+        "removed",
+        &originals(&a.incoming, removed.into_iter()),
+    );
+    Ok(result)
+}
+
+/// Runs one compaction's summarizer calls and renders the result: the `onBeforeCompaction` hook
+/// (which may cancel: `Ok(None)`, or supply the summary), the pieces of the summary job with
+/// timeout, abort and retries, the no-progress check, then `onAfterCompaction`. `all` holds the
+/// caller's objects of `messages` (index-aligned), for the requests and the hook events. Nothing
+/// of the caller's is changed; any failure is a `CompactionError`.
+#[allow(clippy::too_many_arguments)]
+pub async fn execute(
+    exec: &Exec<'_>,
+    messages: &[Message],
+    all: &Array,
+    plan: &Plan,
+    call: &CallOptions,
+    automatic: bool,
+    round: u32,
+    tokens_before: usize,
+) -> Result<Option<Executed>, JsValue> {
+    let summarizes = plan
+        .dispositions
+        .iter()
+        .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
     let mut summary_text = None;
     let mut digest = serde_json::Value::Null;
     if summarizes {
-        match before_hook(inner, tokens_before, a).await? {
-            Some(None) => {
-                return Ok(unchanged(
-                    a,
-                    tokens_before,
-                    "cancelled by onBeforeCompaction",
-                ))
-            }
+        match before_hook(exec.callbacks, tokens_before, all).await? {
+            Some(None) => return Ok(None),
             Some(Some(text)) => summary_text = Some(text),
             None => {}
         }
         if summary_text.is_none() {
-            let Some(summarize) = inner.callbacks.summarize.clone() else {
+            let Some(summarize) = exec.callbacks.summarize.clone() else {
                 return Err(error_to_js(
                     &Error::invalid_option(
                         "summarize",
@@ -409,12 +522,12 @@ async fn run(
                     None,
                 ));
             };
-            let templates = templates(&inner.options.prompts);
-            let estimate = |t: &str| a.estimator.counter.count(t);
+            let templates = templates(&exec.options.prompts);
+            let estimate = |t: &str| exec.estimator.counter.count(t);
             let mut job = SummaryJob::new(
-                &a.incoming.messages,
+                messages,
                 plan,
-                &inner.options.settings,
+                &exec.options.settings,
                 templates,
                 None,
                 call.instructions.clone(),
@@ -430,7 +543,7 @@ async fn run(
                 if is_aborted(&call.signal) {
                     return Err(aborted(&reason(&call.signal)));
                 }
-                run_batch(inner, &summarize, &mut job, &pieces, a, &call.signal).await?;
+                run_batch(exec, &summarize, &mut job, &pieces, all, &call.signal).await?;
             }
             let finished = job.finish().map_err(|e| error_to_js(&e, None))?;
             let d = &finished.digest;
@@ -444,54 +557,27 @@ async fn run(
         return Err(aborted(&reason(&call.signal)));
     }
     let rendered = render(
-        &a.incoming.messages,
+        messages,
         plan,
         summary_text.as_deref(),
-        &inner.options.settings.summary,
+        &exec.options.settings.summary,
         automatic,
     );
     let out_messages: Vec<_> = rendered.iter().map(|r| r.message.clone()).collect();
-    let tokens_after = a.estimator.total(&out_messages);
+    let tokens_after = exec.estimator.total(&out_messages);
     if tokens_after >= tokens_before {
         return Err(fail(ErrorCode::NoProgress, format!("the compacted context ({tokens_after} tokens) is not smaller than the original ({tokens_before})"), None));
     }
-    let removed: Vec<usize> = plan
-        .dispositions
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| {
-            matches!(
-                d,
-                Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-            )
-        })
-        .map(|(i, _)| i)
-        .collect();
-    if let Some(hook) = &inner.callbacks.on_after {
+    if let Some(hook) = &exec.callbacks.on_after {
         let event = to_js(
             &json!({"tokensBefore": tokens_before, "tokensAfter": tokens_after, "compactedTokens": tokens_before - tokens_after}),
         );
         let _ = hook.call1(&JsValue::UNDEFINED, &event);
     }
-    let result = to_js(&json!({
-        "compacted": true,
-        "summary": summary_text,
-        "tokensBefore": tokens_before,
-        "tokensAfter": tokens_after,
-        "round": round,
-        "splitTurn": plan.split_turn,
-        "digest": digest,
-        "warnings": [],
-    }));
-    let out = outgoing(&a.incoming, &rendered);
-    if automatic {
-        remember(inner, a, plan, &rendered, &out);
-    }
-    set(result.unchecked_ref(), "messages", &out);
-    set(
-        result.unchecked_ref(),
-        "removed",
-        &originals(&a.incoming, removed.into_iter()),
-    );
-    Ok(result)
+    Ok(Some(Executed {
+        summary: summary_text,
+        digest,
+        rendered,
+        tokens_after,
+    }))
 }

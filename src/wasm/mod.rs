@@ -9,5 +9,6 @@ pub mod env;
 pub mod error;
 pub mod functions;
 pub mod session;
+pub mod session_compact;
 pub mod tokens;
 pub mod types;

@@ -352,17 +352,18 @@ impl Session {
         options: JsValue,
     ) -> Result<Session, JsValue> {
         let (options, session_options, callbacks) = parse_options(&options)?;
-        let imported =
-            match source {
-                "pi" => throw(crate::formats::pi_session::import_pi_session(text))?,
-                "claude-code" => throw(crate::formats::claude_code::import_claude_code(text))?,
-                other => return throw(Err(Error::invalid_input(
+        let imported = match source {
+            "pi" => throw(crate::formats::pi_session::import_pi_session(text))?,
+            "claude-code" => throw(crate::formats::claude_code::import_claude_code(text))?,
+            other => {
+                return throw(Err(Error::invalid_input(
                     "source",
                     format!(
                         "unknown session source \"{other}\" (expected \"pi\" or \"claude-code\")"
                     ),
-                ))),
-            };
+                )))
+            }
+        };
         let inner = Inner {
             options,
             session_options,

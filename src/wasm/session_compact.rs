@@ -1,0 +1,260 @@
+//! Compactions of a `Session`: `compact()` (waits for one already running), and `prepare()`, the
+//! render pipeline before a request (compacts at the trigger, starts a background compaction past
+//! the background threshold, then renders). A compaction works on a snapshot and commits with the
+//! core's rule, so the conversation may go on while the summary is written.
+
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Promise};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::compact::{call_options, execute, Exec, Executed};
+use super::compactor::estimator_for;
+use super::convert::to_js;
+use super::error::to_js as error_to_js;
+use super::session::{snapshot_originals, Inner, Session};
+use crate::core::error::Error;
+use crate::core::message::Part;
+use crate::core::plan::Disposition;
+use crate::core::prepare::{prepare, History};
+use crate::core::session::{Outcome, Pressure};
+use crate::formats::Format;
+
+/// A promise with its resolve function: marks a running compaction.
+struct Running {
+    resolve: Function,
+}
+
+impl Running {
+    /// Installs a running marker in the session (the caller checked that none is running).
+    fn install(inner: &Inner) -> Running {
+        let mut resolve = None;
+        let promise = Promise::new(&mut |res, _| resolve = Some(res));
+        inner.state.borrow_mut().running = Some(promise);
+        Running {
+            resolve: resolve.unwrap_or_else(|| Function::new_no_args("")),
+        }
+    }
+
+    fn finish(self, inner: &Inner) {
+        inner.state.borrow_mut().running = None;
+        let _ = self.resolve.call0(&JsValue::UNDEFINED);
+    }
+}
+
+/// Waits until no compaction runs.
+async fn idle(inner: &Inner) {
+    loop {
+        let running = inner.state.borrow().running.clone();
+        match running {
+            Some(p) => {
+                let _ = JsFuture::from(p).await;
+            }
+            None => return,
+        }
+    }
+}
+
+fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
+    let result = to_js(&serde_json::json!({
+        "compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens,
+        "round": 0, "splitTurn": false, "digest": null, "warnings": [warning], "entryId": null,
+    }));
+    let mut state = inner.state.borrow_mut();
+    let messages = inner.rendered(&mut state)?;
+    super::session::set_field(&result, "messages", &messages);
+    super::session::set_field(&result, "removed", &Array::new());
+    Ok(result)
+}
+
+/// One compaction (the running marker is installed by the caller and finished here).
+async fn run(
+    inner: Rc<Inner>,
+    running: Running,
+    options: JsValue,
+    automatic: bool,
+) -> Result<JsValue, JsValue> {
+    let outcome = run_inner(&inner, &options, automatic).await;
+    running.finish(&inner);
+    outcome
+}
+
+async fn run_inner(
+    inner: &Rc<Inner>,
+    options: &JsValue,
+    automatic: bool,
+) -> Result<JsValue, JsValue> {
+    let call = call_options(options);
+    let (snapshot, originals, format) = {
+        let mut state = inner.state.borrow_mut();
+        let Some(core) = state.core.as_ref() else {
+            drop(state);
+            return unchanged(inner, 0, "nothing to compact");
+        };
+        let snapshot = core.snapshot();
+        let format = Format::parse(&core.header().format)
+            .ok()
+            .flatten()
+            .unwrap_or(Format::AiSdk);
+        let originals = snapshot_originals(inner, &mut state, &snapshot, format);
+        (snapshot, originals, format)
+    };
+    let estimator = estimator_for(&inner.options)?;
+    let cost = |p: &Part| estimator.part_tokens(p);
+    let prepared = prepare(
+        &inner.options.settings,
+        &History {
+            messages: &snapshot.messages,
+            tokens: &snapshot.tokens,
+            total: snapshot.total,
+            part_cost: &cost,
+        },
+        call.force,
+    )
+    .map_err(|e| error_to_js(&e, None))?;
+    if automatic && !prepared.decision.should_compact && !call.force {
+        return unchanged(inner, snapshot.total, "below the trigger");
+    }
+    let plan = prepared.plan;
+    if plan.is_noop() {
+        return unchanged(inner, snapshot.total, "nothing to compact");
+    }
+    let round = snapshot.round(&plan);
+    let exec = Exec {
+        options: &inner.options,
+        callbacks: &inner.callbacks,
+        estimator: &estimator,
+    };
+    // The log holds the conversation: no continue message is added to it.
+    let executed: Executed = match execute(
+        &exec,
+        &snapshot.messages,
+        &originals,
+        &plan,
+        &call,
+        false,
+        round,
+        snapshot.total,
+    )
+    .await?
+    {
+        Some(e) => e,
+        None => return unchanged(inner, snapshot.total, "cancelled by onBeforeCompaction"),
+    };
+    let outcome = Outcome {
+        summary: executed.summary.clone(),
+        tokens_after: executed.tokens_after,
+        round,
+        digest: executed.digest.clone(),
+        state: None,
+    };
+    let entry_id = {
+        let mut state = inner.state.borrow_mut();
+        let core = state
+            .core
+            .as_mut()
+            .ok_or_else(|| error_to_js(&Error::invalid_input("session", "empty"), None))?;
+        core.commit(&snapshot, &plan, &outcome)
+            .map_err(|e| error_to_js(&e, None))?
+    };
+    let removed: Array = plan
+        .dispositions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            matches!(
+                d,
+                Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
+            )
+        })
+        .map(|(i, _)| originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect();
+    let result = to_js(&serde_json::json!({
+        "compacted": true,
+        "summary": executed.summary,
+        "tokensBefore": snapshot.total,
+        "tokensAfter": executed.tokens_after,
+        "round": round,
+        "splitTurn": plan.split_turn,
+        "digest": executed.digest,
+        "warnings": Value::Array(Vec::new()),
+        "entryId": entry_id,
+    }));
+    let messages = {
+        let mut state = inner.state.borrow_mut();
+        inner.rendered(&mut state)?
+    };
+    super::session::set_field(&result, "messages", &messages);
+    super::session::set_field(&result, "removed", &removed);
+    let _ = format;
+    Ok(result)
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Compacts now; waits for a compaction already running first.
+    pub fn compact(&self, options: JsValue) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        // Marked as running at once when nothing runs, so `isCompacting` holds right after the call.
+        let idle_now = inner.state.borrow().running.is_none();
+        let now = idle_now.then(|| Running::install(&inner));
+        wasm_bindgen_futures::future_to_promise(async move {
+            let running = match now {
+                Some(r) => r,
+                None => {
+                    idle(&inner).await;
+                    Running::install(&inner)
+                }
+            };
+            run(inner, running, options, false).await
+        })
+    }
+
+    /// The render pipeline before a request: compaction at the trigger (or `force`), a background
+    /// compaction past the background threshold, then the render.
+    pub fn prepare(&self, options: JsValue) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let force = call_options(&options).force;
+            let pressure = {
+                let state = inner.state.borrow();
+                state.core.as_ref().map(|c| c.pressure().1)
+            };
+            match pressure {
+                Some(Pressure::Hard) => {
+                    // A background compaction may bring it under the trigger: wait for it first.
+                    idle(&inner).await;
+                    let still = {
+                        let state = inner.state.borrow();
+                        state.core.as_ref().map(|c| c.pressure().1)
+                    };
+                    if still == Some(Pressure::Hard) || force {
+                        let running = Running::install(&inner);
+                        run(Rc::clone(&inner), running, options.clone(), true).await?;
+                    }
+                }
+                Some(Pressure::Soft) if !force => {
+                    let idle_now = inner.state.borrow().running.is_none();
+                    if idle_now {
+                        let running = Running::install(&inner);
+                        let bg = Rc::clone(&inner);
+                        let opts = options.clone();
+                        wasm_bindgen_futures::spawn_local(async move {
+                            let outcome = run(Rc::clone(&bg), running, opts, false).await;
+                            bg.state.borrow_mut().background_error = outcome.err();
+                        });
+                    }
+                }
+                _ if force => {
+                    idle(&inner).await;
+                    let running = Running::install(&inner);
+                    run(Rc::clone(&inner), running, options.clone(), false).await?;
+                }
+                _ => {}
+            }
+            inner.render(&options)
+        })
+    }
+}

@@ -1,0 +1,261 @@
+// The stateful Session through the package's JS API: appending, checking, rendering with cache
+// points, the JSONL log (byte-identical round trip, incremental flushes), branching, compaction
+// with appends during the await, concurrent compactions, background compaction (finishing while
+// turns go on, and overtaken by the hard threshold), and importing real agent session files.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { CompactionError, Session, validateMessages } from "context-compaction";
+
+const fixture = (p) => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
+
+/** AI SDK messages for turn `i`: a request, a tool call with its result, an answer. */
+function turn(i, size = 400) {
+  const body = `line ${i} `.repeat(size / 8);
+  return [
+    { role: "user", content: `request ${i}` },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "read", input: { path: `f${i}.rs` } }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: `c${i}`, toolName: "read", output: { type: "text", value: body } }] },
+    { role: "assistant", content: `answer ${i}` },
+  ];
+}
+
+function deferred() {
+  let resolve;
+  const promise = new Promise((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const base = { contextWindow: 4_000, reserveTokens: 500, keepRecentTokens: 800, sessionId: "test" };
+
+test("append, check and render cost no conversion of the history; the caller's objects come back", () => {
+  const s = new Session({ ...base, summarize: () => "x" });
+  const first = turn(0);
+  const ids = s.append(first);
+  assert.deepEqual(ids, ["e1", "e2", "e3", "e4"]);
+  assert.equal(s.append(turn(1)[0]).length, 1, "one message appends too");
+  const r = s.render();
+  assert.equal(r.messages.length, 5);
+  first.forEach((m, i) => assert.equal(r.messages[i], m, "unchanged messages are the caller's own objects"));
+  assert.equal(r.format, "ai-sdk");
+  const c = s.check();
+  assert.equal(c.tokens, r.tokens);
+  assert.equal(c.shouldCompact, false);
+  assert.equal(typeof c.threshold, "number");
+  assert.equal(s.version, 5);
+  assert.equal(s.id, "test");
+});
+
+test("the log round-trips byte for byte, and flushes add up to it", async () => {
+  const s = new Session({ ...base, summarize: (req) => `summary of ${req.messages.length} messages` });
+  let file = "";
+  for (let i = 0; i < 6; i += 1) {
+    s.append(turn(i));
+    file += s.flush();
+  }
+  await s.compact();
+  file += s.flush();
+  s.append(turn(6));
+  file += s.flush();
+  assert.equal(s.flush(), "");
+  assert.equal(file, s.toJSONL());
+  const loaded = Session.fromJSONL(file, base);
+  assert.equal(loaded.toJSONL(), file);
+  assert.deepEqual(loaded.render().messages, s.render().messages);
+  assert.equal(loaded.check().tokens, s.check().tokens);
+  const lines = file.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines[0].type, "session");
+  const compaction = lines.find((l) => l.type === "compaction");
+  for (const key of ["summary", "firstKeptEntryId", "tokensBefore", "tokensAfter", "round", "coveredTurnIds", "splitTurnId", "digest"]) {
+    assert.ok(key in compaction, `compaction entry has ${key}`);
+  }
+  for (const l of lines.slice(1)) assert.ok(l.id && "parentId" in l, "every entry has id and parentId");
+});
+
+test("a bad log line is INVALID_INPUT naming the line", () => {
+  const s = new Session(base);
+  s.append(turn(0));
+  const lines = s.toJSONL().split("\n");
+  lines[2] = "{not json";
+  assert.throws(() => Session.fromJSONL(lines.join("\n"), base), (e) => e instanceof CompactionError && e.code === "INVALID_INPUT" && e.path === "lines[2]");
+});
+
+test("compaction: summary first, tail kept, removed messages reported, log append-only", async () => {
+  const requests = [];
+  const s = new Session({ ...base, summarize: (req) => (requests.push(req), `summary round ${req.round}`) });
+  const all = [];
+  for (let i = 0; i < 8; i += 1) {
+    const t = turn(i);
+    all.push(...t);
+    s.append(t);
+  }
+  const before = s.toJSONL();
+  const result = await s.compact();
+  assert.equal(result.compacted, true);
+  assert.equal(result.round, 1);
+  assert.ok(result.tokensAfter < result.tokensBefore);
+  assert.ok(typeof result.entryId === "string");
+  const r = s.render();
+  assert.equal(r.summaryIndex, 0);
+  assert.match(JSON.stringify(r.messages[0]), /summary round 1/);
+  assert.deepEqual(validateMessages(r.messages), []);
+  assert.ok(result.removed.every((m) => all.includes(m)), "removed are the caller's objects");
+  assert.equal(result.removed.length + r.messages.length - 1, all.length);
+  assert.ok(s.toJSONL().startsWith(before), "the log only grew");
+  assert.ok(requests[0].messages.every((m) => all.includes(m)));
+  // A second compaction folds the first summary in.
+  for (let i = 8; i < 12; i += 1) s.append(turn(i));
+  const second = await s.compact();
+  assert.equal(second.round, 2);
+  assert.equal(requests.at(-1).previousSummary?.includes("summary round 1"), true);
+  const msgs = s.render().messages;
+  assert.equal(msgs.filter((m) => JSON.stringify(m).includes("summary round")).length, 1, "one summary message");
+});
+
+test("messages appended while a compaction awaits its summary stay after the summary", async () => {
+  const gate = deferred();
+  const s = new Session({ ...base, summarize: async () => (await gate.promise, "late summary") });
+  for (let i = 0; i < 8; i += 1) s.append(turn(i));
+  const running = s.compact();
+  assert.equal(s.isCompacting, true);
+  const during = turn(8);
+  s.append(during);
+  gate.resolve();
+  const result = await running;
+  assert.equal(result.compacted, true);
+  assert.equal(s.isCompacting, false);
+  const msgs = s.render().messages;
+  assert.deepEqual(msgs.slice(-4), during, "the new turn follows the summary and the kept tail");
+  assert.deepEqual(validateMessages(msgs), []);
+});
+
+test("two compactions at once: the second waits for the first and never loses anything", async () => {
+  const gate = deferred();
+  let calls = 0;
+  const s = new Session({ ...base, summarize: async (req) => (calls += 1, await gate.promise, `s${calls} r${req.round}`) });
+  for (let i = 0; i < 10; i += 1) s.append(turn(i));
+  const a = s.compact();
+  const b = s.compact({ force: true });
+  gate.resolve();
+  const [ra, rb] = await Promise.all([a, b]);
+  assert.equal(ra.compacted, true);
+  assert.ok(rb.compacted === false || rb.round === 2, "the second ran after the first, folding it in");
+  const log = s.toJSONL().trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(log.filter((l) => l.type === "message").length, 40, "every message is still in the log");
+  assert.deepEqual(validateMessages(s.render().messages), []);
+});
+
+test("a failed or aborted compaction changes nothing", async () => {
+  const s = new Session({ ...base, retries: 0, summarize: () => { throw new Error("provider down"); } });
+  for (let i = 0; i < 8; i += 1) s.append(turn(i));
+  const before = s.toJSONL();
+  const version = s.version;
+  await assert.rejects(s.compact(), (e) => e instanceof CompactionError && e.code === "SUMMARIZER_FAILED");
+  assert.equal(s.toJSONL(), before);
+  assert.equal(s.version, version);
+  assert.equal(s.isCompacting, false);
+  const controller = new AbortController();
+  const t = new Session({ ...base, summarize: (req) => new Promise((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason))) });
+  for (let i = 0; i < 8; i += 1) t.append(turn(i));
+  const p = t.compact({ signal: controller.signal });
+  controller.abort();
+  await assert.rejects(p, (e) => e.code === "ABORTED");
+  assert.equal(t.isCompacting, false);
+});
+
+test("branching after a compaction keeps it; before it undoes it", async () => {
+  const s = new Session({ ...base, summarize: () => "early summary" });
+  const ids = [];
+  for (let i = 0; i < 8; i += 1) ids.push(...s.append(turn(i)));
+  await s.compact();
+  const later = s.append(turn(8));
+  const after = s.branch(later[0]);
+  assert.match(JSON.stringify(after.render().messages[0]), /early summary/);
+  assert.deepEqual(after.render().messages.at(-1), turn(8)[0]);
+  const before = s.branch(ids[5]);
+  const msgs = before.render().messages;
+  assert.equal(msgs.length, 6);
+  assert.ok(!JSON.stringify(msgs).includes("early summary"), "the compaction is undone");
+  assert.equal(s.render().messages.at(-1), turn(8).at(-1) === undefined ? undefined : s.render().messages.at(-1));
+  assert.ok(before.toJSONL().split("\n")[0].includes("branchedFrom"));
+  assert.throws(() => s.branch("nope"), (e) => e.code === "INVALID_INPUT");
+});
+
+test("background compaction finishes while turns go on", async () => {
+  const gate = deferred();
+  const s = new Session({ ...base, background: 0.5, summarize: async () => (await gate.promise, "background summary") });
+  let i = 0;
+  while (!s.check().background) s.append(turn(i++));
+  assert.equal(s.check().shouldCompact, false);
+  await s.prepare();
+  assert.equal(s.isCompacting, true, "a background compaction started");
+  const during = turn(i++);
+  s.append(during);
+  const r = await s.prepare();
+  assert.ok(r.messages.includes(during[0]), "the turn went on without waiting");
+  gate.resolve();
+  while (s.isCompacting) await new Promise((r) => setTimeout(r, 1));
+  const msgs = s.render().messages;
+  assert.match(JSON.stringify(msgs[0]), /background summary/);
+  assert.deepEqual(msgs.slice(-4), during, "what was appended meanwhile stays verbatim after it");
+  assert.deepEqual(validateMessages(msgs), []);
+});
+
+test("a background compaction overtaken by the hard threshold makes the turn wait", async () => {
+  const gate = deferred();
+  let summaries = 0;
+  const s = new Session({ ...base, background: 0.4, summarize: async () => (summaries += 1, await gate.promise, "bg") });
+  let i = 0;
+  while (!s.check().background) s.append(turn(i++));
+  await s.prepare();
+  assert.equal(s.isCompacting, true);
+  while (!s.check().shouldCompact) s.append(turn(i++));
+  let done = false;
+  const waiting = s.prepare().then((r) => ((done = true), r));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(done, false, "the turn blocks while the summary is not ready");
+  gate.resolve();
+  const r = await waiting;
+  assert.ok(r.tokens < s.check().threshold, "under the trigger after waiting");
+  assert.equal(s.check().shouldCompact, false);
+  assert.ok(summaries >= 1);
+  assert.deepEqual(validateMessages(r.messages), []);
+});
+
+test("Anthropic rendering puts at most four cache_control markers on the cache points", () => {
+  const s = new Session({ ...base, contextWindow: 100_000, format: "anthropic" });
+  for (let i = 0; i < 6; i += 1) {
+    s.append([{ role: "user", content: `q${i}` }, { role: "assistant", content: [{ type: "text", text: `a${i}` }] }]);
+  }
+  const r = s.render();
+  assert.deepEqual(r.cachePoints.map((p) => p.kind), ["tail", "previous-turn", "pre-tail"]);
+  const marked = r.messages.flatMap((m, i) => (JSON.stringify(m).includes("cache_control") ? [i] : []));
+  assert.deepEqual(marked.sort((a, b) => a - b), r.cachePoints.map((p) => p.index).sort((a, b) => a - b));
+  assert.equal(s.render({ reservedCachePoints: 2 }).messages.filter((m) => JSON.stringify(m).includes("cache_control")).length, 2);
+  assert.equal(s.render({ cacheControl: false }).messages.filter((m) => JSON.stringify(m).includes("cache_control")).length, 0);
+});
+
+test("real pi and Claude Code files import into a Session with their own compactions", async () => {
+  const pi = Session.fromSessionFile(readFileSync(fixture("pi/before-compaction.jsonl"), "utf8"), "pi", { contextWindow: 200_000 });
+  const entries = pi.entries();
+  assert.equal(entries.filter((e) => e.type === "compaction").length, 2);
+  const live = pi.render();
+  assert.equal(live.summaryIndex, 0);
+  assert.ok(live.messages.length < entries.filter((e) => e.type === "message").length);
+  const cc = Session.fromSessionFile(readFileSync(fixture("claude-code/tool_heavy.jsonl"), "utf8"), "claude-code", { contextWindow: 200_000 });
+  assert.equal(cc.render().format, "anthropic");
+  assert.ok(cc.render().messages.length > 10);
+  // Round trip of an imported session.
+  const text = pi.toJSONL();
+  assert.equal(Session.fromJSONL(text, { contextWindow: 200_000 }).toJSONL(), text);
+});
+
+test("bad options and bad input are typed errors with a path", () => {
+  assert.throws(() => new Session({ contextWindow: 1000, background: 2 }), (e) => e.code === "INVALID_OPTIONS" && e.path === "background");
+  assert.throws(() => new Session({ contextWindow: 1000, bogus: 1 }), (e) => e.code === "INVALID_OPTIONS");
+  const s = new Session(base);
+  assert.throws(() => s.append(42), (e) => e.code === "INVALID_INPUT");
+  assert.throws(() => s.append([{ content: "no role" }]), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[0]"));
+  assert.throws(() => s.recordUsage({ input: 1, output: 1 }), (e) => e.code === "INVALID_INPUT");
+});
