@@ -36,6 +36,8 @@ pub struct Exec<'a> {
     pub options: &'a Options,
     pub callbacks: &'a Callbacks,
     pub estimator: &'a Estimator,
+    /// The workstream state so far (a session's), shown to the summarizer as `request.state`.
+    pub state: Option<&'a serde_json::Value>,
 }
 
 /// The result of [`execute`].
@@ -48,6 +50,9 @@ pub struct Executed {
     pub rendered: Vec<Rendered>,
     /// Its estimated tokens.
     pub tokens_after: usize,
+    /// The workstream state deltas the summarizer returned (`{ summary, state }` answers), in
+    /// the order of the pieces.
+    pub state_deltas: Vec<serde_json::Value>,
 }
 
 /// The retry and timeout numbers of one summarizer call.
@@ -102,6 +107,32 @@ fn answer_text(answer: &JsValue) -> Option<String> {
     })
 }
 
+/// The workstream state delta of an answer `{ summary, state }`, validated (seed 004's fields).
+fn state_delta(answer: &JsValue) -> Result<Option<serde_json::Value>, JsValue> {
+    if !answer.is_object() {
+        return Ok(None);
+    }
+    let state = Reflect::get(answer, &JsValue::from_str("state")).unwrap_or(JsValue::UNDEFINED);
+    if state.is_undefined() || state.is_null() {
+        return Ok(None);
+    }
+    let value: serde_json::Value = serde_wasm_bindgen::from_value(state).map_err(|e| {
+        fail(
+            ErrorCode::SummarizerFailed,
+            format!("the summarizer's state is not plain data: {e}"),
+            None,
+        )
+    })?;
+    crate::core::session::workstream::validate_delta(&value).map_err(|e| {
+        fail(
+            ErrorCode::SummarizerFailed,
+            format!("the summarizer's state delta is invalid: {}", e.message),
+            None,
+        )
+    })?;
+    Ok(Some(value))
+}
+
 /// The default templates with the caller's replacements.
 fn templates(prompts: &crate::core::options::Prompts) -> Templates {
     let mut t = Templates::default();
@@ -121,8 +152,11 @@ fn templates(prompts: &crate::core::options::Prompts) -> Templates {
     t
 }
 
-fn request_object(piece: &PieceRequest, all: &Array) -> Object {
+fn request_object(piece: &PieceRequest, all: &Array, state: Option<&serde_json::Value>) -> Object {
     let obj = Object::new();
+    if let Some(state) = state {
+        set(&obj, "state", &to_js(state));
+    }
     set(&obj, "purpose", &JsValue::from_str(piece.purpose.as_str()));
     set(&obj, "system", &JsValue::from_str(&piece.system));
     set(&obj, "prompt", &JsValue::from_str(&piece.prompt));
@@ -158,7 +192,7 @@ async fn ask(
     summarize: Function,
     request: Object,
     signal: JsValue,
-) -> Result<String, JsValue> {
+) -> Result<JsValue, JsValue> {
     let mut last = fail(
         ErrorCode::SummarizerFailed,
         "the summarizer was not called",
@@ -188,7 +222,7 @@ async fn ask(
                 )
             }
             Ok(answer) => match answer_text(&answer) {
-                Some(text) => return Ok(text),
+                Some(_) => return Ok(answer),
                 None => {
                     last = fail(
                         ErrorCode::SummarizerFailed,
@@ -200,6 +234,41 @@ async fn ask(
         }
     }
     Err(last)
+}
+
+/// One summarizer call outside a compaction job (e.g. a memory-block compaction), with the
+/// timeout, retries and abort of the options; the answer must be non-empty text.
+pub async fn summarize_once(
+    exec: &Exec<'_>,
+    purpose: &str,
+    system: &str,
+    prompt: &str,
+    max_tokens: usize,
+    signal: &JsValue,
+) -> Result<String, JsValue> {
+    let Some(summarize) = exec.callbacks.summarize.clone() else {
+        return Err(error_to_js(
+            &Error::invalid_option("summarize", "a summarize function is required"),
+            None,
+        ));
+    };
+    let obj = Object::new();
+    set(&obj, "purpose", &JsValue::from_str(purpose));
+    set(&obj, "system", &JsValue::from_str(system));
+    set(&obj, "prompt", &JsValue::from_str(prompt));
+    set(&obj, "transcript", &JsValue::from_str(prompt));
+    set(&obj, "messages", &Array::new());
+    set(&obj, "maxTokens", &JsValue::from_f64(max_tokens as f64));
+    set(&obj, "round", &JsValue::from_f64(1.0));
+    let answer = ask(Limits::of(exec.options), summarize, obj, signal.clone()).await?;
+    match answer_text(&answer) {
+        Some(text) if !text.trim().is_empty() => Ok(text),
+        _ => Err(fail(
+            ErrorCode::SummaryEmpty,
+            "the summarizer returned an empty summary",
+            None,
+        )),
+    }
 }
 
 fn aborted(why: &JsValue) -> JsValue {
@@ -219,6 +288,7 @@ async fn run_batch(
     pieces: &[PieceRequest],
     all: &Array,
     signal: &JsValue,
+    deltas: &mut Vec<serde_json::Value>,
 ) -> Result<(), JsValue> {
     let limits = Limits::of(exec.options);
     // Siblings share a batch signal: the first failure aborts the others.
@@ -230,12 +300,12 @@ async fn run_batch(
             let ask = ask(
                 limits,
                 summarize.clone(),
-                request_object(piece, all),
+                request_object(piece, all, exec.state),
                 batch_signal.clone(),
             );
-            JsValue::from(wasm_bindgen_futures::future_to_promise(async move {
-                ask.await.map(JsValue::from)
-            }))
+            JsValue::from(wasm_bindgen_futures::future_to_promise(
+                async move { ask.await },
+            ))
         })
         .collect();
     let answers = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all(&promises)).await;
@@ -246,21 +316,24 @@ async fn run_batch(
     let answers = answers?;
     let answers = Array::from(&answers);
     for (k, piece) in pieces.iter().enumerate() {
-        let mut answer = answers
-            .get(u32::try_from(k).unwrap_or(u32::MAX))
-            .as_string()
-            .unwrap_or_default();
+        let mut answer = answers.get(u32::try_from(k).unwrap_or(u32::MAX));
         let mut attempt = 0;
         loop {
-            match job.submit(piece.id, &answer) {
-                Ok(()) => break,
+            let text = answer_text(&answer).unwrap_or_default();
+            match job.submit(piece.id, &text) {
+                Ok(()) => {
+                    if let Some(delta) = state_delta(&answer)? {
+                        deltas.push(delta);
+                    }
+                    break;
+                }
                 Err(e) if attempt >= limits.retries => return Err(error_to_js(&e, None)),
                 Err(_) => {
                     attempt += 1;
                     answer = ask(
                         limits,
                         summarize.clone(),
-                        request_object(piece, all),
+                        request_object(piece, all, exec.state),
                         signal.clone(),
                     )
                     .await?;
@@ -430,6 +503,7 @@ async fn run(
         options: &inner.options,
         callbacks: &inner.callbacks,
         estimator: &a.estimator,
+        state: None,
     };
     let Some(done) = execute(
         &exec,
@@ -506,6 +580,7 @@ pub async fn execute(
         .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
     let mut summary_text = None;
     let mut digest = serde_json::Value::Null;
+    let mut deltas = Vec::new();
     if summarizes {
         match before_hook(exec.callbacks, tokens_before, all).await? {
             Some(None) => return Ok(None),
@@ -543,7 +618,16 @@ pub async fn execute(
                 if is_aborted(&call.signal) {
                     return Err(aborted(&reason(&call.signal)));
                 }
-                run_batch(exec, &summarize, &mut job, &pieces, all, &call.signal).await?;
+                run_batch(
+                    exec,
+                    &summarize,
+                    &mut job,
+                    &pieces,
+                    all,
+                    &call.signal,
+                    &mut deltas,
+                )
+                .await?;
             }
             let finished = job.finish().map_err(|e| error_to_js(&e, None))?;
             let d = &finished.digest;
@@ -579,5 +663,6 @@ pub async fn execute(
         digest,
         rendered,
         tokens_after,
+        state_deltas: deltas,
     }))
 }

@@ -518,6 +518,27 @@ impl Session {
         to_js(&list)
     }
 
+    /// Adds a note to the memory block; returns its entry id. Once there are 15 notes,
+    /// `prepare()` condenses the oldest 10 into the block's summary.
+    #[wasm_bindgen(js_name = addNote)]
+    pub fn add_note(&self, text: String) -> Result<String, JsValue> {
+        let mut state = self.inner.state.borrow_mut();
+        let core = state.core.as_mut().ok_or_else(|| {
+            error_to_js(
+                &Error::invalid_input("note", "add notes after the first message"),
+                None,
+            )
+        })?;
+        Ok(core.add_note(text))
+    }
+
+    /// The memory block: `{ summary, notes, text }` (`text` is what to put in the system prompt).
+    pub fn memory(&self) -> JsValue {
+        let state = self.inner.state.borrow();
+        let block = state.core.as_ref().map(|c| c.notes()).unwrap_or_default();
+        to_js(&json!({"summary": block.summary, "notes": block.notes, "text": block.text()}))
+    }
+
     /// Grows with every change of the log.
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> f64 {
@@ -636,6 +657,8 @@ export interface SessionEntry {
 export interface SessionCompactResult<M = object> extends CompactResult<M> {
   /** The compaction entry's id, or null when nothing was compacted. */
   entryId: string | null;
+  /** The workstream state after the compaction, when the summarizer keeps one. */
+  state?: WorkstreamState | null;
 }
 /**
  * A stateful conversation: an append-only JSONL log (messages, compactions, prunes, branch points,
@@ -673,6 +696,10 @@ export declare class Session<M extends object = object> {
   /** A new session from an entry: before a compaction it undoes it, after one it keeps it. */
   branch(entryId: string): Session<M>;
   entries(): SessionEntry[];
+  /** Adds a note to the memory block; `prepare()` condenses the oldest 10 once there are 15. */
+  addNote(text: string): string;
+  /** The memory block; put `text` in your system prompt. */
+  memory(): { summary: string | null; notes: string[]; text: string | null };
   /** Grows with every change of the log. */
   readonly version: number;
   /** True while a compaction (foreground or background) runs. */

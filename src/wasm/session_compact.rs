@@ -10,7 +10,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::compact::{call_options, execute, Exec, Executed};
+use super::compact::{call_options, execute, summarize_once, Exec, Executed};
 use super::compactor::estimator_for;
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
@@ -19,7 +19,7 @@ use crate::core::error::Error;
 use crate::core::message::Part;
 use crate::core::plan::Disposition;
 use crate::core::prepare::{prepare, History};
-use crate::core::session::{Outcome, Pressure};
+use crate::core::session::{notes, workstream, Outcome, Pressure};
 use crate::formats::Format;
 
 /// A promise with its resolve function: marks a running compaction.
@@ -42,6 +42,61 @@ impl Running {
         inner.state.borrow_mut().running = None;
         let _ = self.resolve.call0(&JsValue::UNDEFINED);
     }
+}
+
+/// The workstream state after `deltas` (none when there was no state and no delta).
+fn merged_state(previous: Option<&Value>, deltas: &[Value]) -> Option<Value> {
+    if deltas.is_empty() {
+        return previous.cloned();
+    }
+    let mut state = previous.cloned();
+    for delta in deltas {
+        state = Some(workstream::merge(state.as_ref(), delta));
+    }
+    state
+}
+
+/// Condenses the memory block's oldest notes when they are due (seed 004: 10 of 15).
+async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsValue> {
+    let due = {
+        let state = inner.state.borrow();
+        state.core.as_ref().and_then(|c| {
+            let block = c.notes();
+            block.due().map(|notes| {
+                (
+                    notes::notes_prompt(block.summary.as_deref(), notes),
+                    notes.len(),
+                )
+            })
+        })
+    };
+    let Some((prompt, count)) = due else {
+        return Ok(());
+    };
+    let estimator = estimator_for(&inner.options)?;
+    let exec = Exec {
+        options: &inner.options,
+        callbacks: &inner.callbacks,
+        estimator: &estimator,
+        state: None,
+    };
+    let call = call_options(options);
+    let max = inner.options.settings.plan.summary_tokens;
+    let summary = summarize_once(
+        &exec,
+        "memory",
+        notes::NOTES_SYSTEM,
+        &prompt,
+        max,
+        &call.signal,
+    )
+    .await?;
+    let mut state = inner.state.borrow_mut();
+    if let Some(core) = state.core.as_mut() {
+        // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
+        core.compact_notes(summary, count);
+    }
+    Ok(())
 }
 
 /// Waits until no compaction runs.
@@ -122,10 +177,12 @@ async fn run_inner(
         return unchanged(inner, snapshot.total, "nothing to compact");
     }
     let round = snapshot.round(&plan);
+    let previous_state = snapshot.previous.as_ref().and_then(|c| c.state.clone());
     let exec = Exec {
         options: &inner.options,
         callbacks: &inner.callbacks,
         estimator: &estimator,
+        state: previous_state.as_ref(),
     };
     // The log holds the conversation: no continue message is added to it.
     let executed: Executed = match execute(
@@ -148,7 +205,7 @@ async fn run_inner(
         tokens_after: executed.tokens_after,
         round,
         digest: executed.digest.clone(),
-        state: None,
+        state: merged_state(previous_state.as_ref(), &executed.state_deltas),
     };
     let entry_id = {
         let mut state = inner.state.borrow_mut();
@@ -181,6 +238,7 @@ async fn run_inner(
         "digest": executed.digest,
         "warnings": Value::Array(Vec::new()),
         "entryId": entry_id,
+        "state": outcome.state,
     }));
     let messages = {
         let mut state = inner.state.borrow_mut();
@@ -254,6 +312,7 @@ impl Session {
                 }
                 _ => {}
             }
+            compact_notes(&inner, &options).await?;
             inner.render(&options)
         })
     }

@@ -44,7 +44,8 @@ export type PruneOptions =
 
 /** One call of your summarizer. */
 export interface SummaryRequest<M = object> {
-  purpose: "history" | "turn-prefix" | "chunk" | "rollup";
+  /** What the call is for; "memory" condenses a session's memory-block notes. */
+  purpose: "history" | "turn-prefix" | "chunk" | "rollup" | "memory";
   /** Ready-to-send system prompt. */
   system: string;
   /** Ready-to-send user prompt: previous summary, transcript, instructions, format. */
@@ -57,10 +58,25 @@ export interface SummaryRequest<M = object> {
   instructions?: string;
   maxTokens: number;
   round: number;
+  /** A session's workstream state so far, when it keeps one (answer with a `state` delta). */
+  state?: WorkstreamState;
   /** Aborted on timeout or when your signal aborts. */
   signal: AbortSignal;
 }
-export type SummaryAnswer = string | { summary: string };
+/** Workstream state (structured items kept across compactions; limits 8/6/10/5/5/10/6). */
+export interface WorkstreamState {
+  decisions?: unknown[];
+  constraints?: unknown[];
+  tasks?: unknown[];
+  openQuestions?: unknown[];
+  risks?: unknown[];
+  artifacts?: unknown[];
+  contributions?: unknown[];
+}
+/** Items to add to the workstream state, and under `remove` items to drop. */
+export interface WorkstreamDelta extends WorkstreamState { remove?: WorkstreamState }
+/** The summary text, or `{ summary }`; a session also takes a workstream `state` delta. */
+export type SummaryAnswer = string | { summary: string; state?: WorkstreamDelta };
 export type Summarize<M = object> = (request: SummaryRequest<M>) => SummaryAnswer | Promise<SummaryAnswer>;
 
 export interface BeforeCompactionEvent<M = object> { tokensBefore: number; messages: M[] }

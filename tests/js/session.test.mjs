@@ -259,3 +259,58 @@ test("bad options and bad input are typed errors with a path", () => {
   assert.throws(() => s.append([{ content: "no role" }]), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[0]"));
   assert.throws(() => s.recordUsage({ input: 1, output: 1 }), (e) => e.code === "INVALID_INPUT");
 });
+
+test("workstream state: deltas merge under the limits, render after the summary, reach the next summarizer", async () => {
+  const seen = [];
+  let n = 0;
+  const s = new Session({
+    ...base,
+    summarize: (req) => {
+      seen.push(req.state);
+      n += 1;
+      return { summary: `summary ${n}`, state: { decisions: Array.from({ length: 6 }, (_, i) => `decision ${n}.${i}`), tasks: [`task ${n}`] } };
+    },
+  });
+  for (let i = 0; i < 8; i += 1) s.append(turn(i));
+  const first = await s.compact();
+  assert.equal(first.state.decisions.length, 6);
+  assert.match(JSON.stringify(s.render().messages[0]), /WORKSTREAM STATE:\\nKey decisions:/);
+  for (let i = 8; i < 14; i += 1) s.append(turn(i));
+  const second = await s.compact();
+  assert.equal(seen[0], undefined);
+  assert.deepEqual(seen.at(-1).tasks, ["task 1"], "the summarizer sees the state so far");
+  assert.equal(second.state.decisions.length, 8, "decisions are capped at 8, newest kept");
+  assert.equal(second.state.decisions.at(-1), "decision 2.5");
+  assert.deepEqual(second.state.tasks, ["task 1", "task 2"]);
+  const text = s.toJSONL();
+  assert.equal(Session.fromJSONL(text, base).toJSONL(), text);
+  assert.deepEqual(Session.fromJSONL(text, base).render().messages[0], s.render().messages[0]);
+  // A misspelled field is an invalid answer: nothing changes.
+  const bad = new Session({ ...base, retries: 0, summarize: () => ({ summary: "x", state: { decisons: ["a"] } }) });
+  for (let i = 0; i < 8; i += 1) bad.append(turn(i));
+  const before = bad.toJSONL();
+  await assert.rejects(bad.compact(), (e) => e.code === "SUMMARIZER_FAILED" && /decisons/.test(e.message));
+  assert.equal(bad.toJSONL(), before);
+});
+
+test("memory block: at 15 notes the oldest 10 are condensed, blending the previous summary", async () => {
+  const requests = [];
+  const s = new Session({ ...base, summarize: (req) => (requests.push(req), `memory summary ${requests.length}`) });
+  s.append(turn(0));
+  for (let i = 0; i < 14; i += 1) s.addNote(`note ${i}`);
+  await s.prepare();
+  assert.equal(requests.length, 0, "14 notes are not due");
+  s.addNote("note 14");
+  await s.prepare();
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].purpose, "memory");
+  assert.match(requests[0].prompt, /1\. note 0\n[\s\S]*10\. note 9\n/);
+  const m = s.memory();
+  assert.equal(m.summary, "memory summary 1");
+  assert.deepEqual(m.notes, ["note 10", "note 11", "note 12", "note 13", "note 14"]);
+  assert.match(m.text, /memory summary 1[\s\S]*- note 14/);
+  for (let i = 15; i < 25; i += 1) s.addNote(`note ${i}`);
+  await s.prepare();
+  assert.match(requests[1].prompt, /<previous-summary>\nmemory summary 1\n/);
+  assert.deepEqual(Session.fromJSONL(s.toJSONL(), base).memory(), s.memory());
+});

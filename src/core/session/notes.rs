@@ -9,6 +9,21 @@ pub const NOTES_TRIGGER: usize = 15;
 /// The oldest notes condensed by one compaction of the memory block.
 pub const NOTES_COMPACTED: usize = 10;
 
+/// The system prompt of a memory-block compaction.
+pub const NOTES_SYSTEM: &str = "You maintain the memory block of a long-running agent conversation. Blend the previous memory summary and the new notes into one concise summary that keeps every fact, decision, preference and open item still relevant. Answer with the summary only.";
+
+/// The user prompt of a memory-block compaction of `notes`, blending `previous`.
+pub fn notes_prompt(previous: Option<&str>, notes: &[String]) -> String {
+    let mut out = String::from("<memory-block-compaction>\n<previous-summary>\n");
+    out.push_str(previous.unwrap_or("(none)"));
+    out.push_str("\n</previous-summary>\n<notes>\n");
+    for (i, n) in notes.iter().enumerate() {
+        out.push_str(&format!("{}. {n}\n", i + 1));
+    }
+    out.push_str("</notes>\n</memory-block-compaction>");
+    out
+}
+
 /// The memory block as the log holds it now.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryBlock {
