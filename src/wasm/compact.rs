@@ -303,9 +303,7 @@ async fn run_batch(
                 request_object(piece, all, exec.state),
                 batch_signal.clone(),
             );
-            JsValue::from(wasm_bindgen_futures::future_to_promise(
-                async move { ask.await },
-            ))
+            JsValue::from(wasm_bindgen_futures::future_to_promise(ask))
         })
         .collect();
     let answers = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all(&promises)).await;
