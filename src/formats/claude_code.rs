@@ -7,7 +7,8 @@
 //! user lines that follow its blocks into one user message after it.
 //!
 //! Messages follow file order (not the `parentUuid` chain, which does not link parallel tool
-//! results). Lines with `isSidechain: true` (sub-agent work) are left out. A `system` line with
+//! results). Lines with `isSidechain: true` (sub-agent work) are left out of a main session; a
+//! sub-agent transcript, whose every message line is a sidechain line, imports as its messages. A `system` line with
 //! subtype `compact_boundary` becomes a [`CompactionRecord`] whose summary is the following
 //! `isCompactSummary` user message. Other lines (`progress`, `file-history-snapshot`, `system`,
 //! `queue-operation`, `summary`...) are listed in `other_entries`.
@@ -53,6 +54,19 @@ pub fn import_claude_code(text: &str) -> Result<ImportedSession> {
         compactions: Vec::new(),
         other_entries: Vec::new(),
     };
+    // A sub-agent transcript holds only sidechain messages: then they are the conversation. In a
+    // main session, sidechain lines (sub-agent work) stay out of it.
+    let is_message = |v: &Value| {
+        matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("user" | "assistant")
+        )
+    };
+    let subagent = lines.iter().any(|(_, v)| is_message(v))
+        && lines
+            .iter()
+            .filter(|(_, v)| is_message(v))
+            .all(|(_, v)| v.get("isSidechain") == Some(&Value::Bool(true)));
     let mut pending: Vec<Pending> = Vec::new();
     // (compaction index, number of pending messages at the boundary)
     let mut boundaries: Vec<(usize, usize)> = Vec::new();
@@ -69,7 +83,7 @@ pub fn import_claude_code(text: &str) -> Result<ImportedSession> {
             session.version = str_field("version").map(str::to_string);
         }
         let kind = str_field("type").unwrap_or("").to_string();
-        if obj.get("isSidechain") == Some(&Value::Bool(true)) {
+        if !subagent && obj.get("isSidechain") == Some(&Value::Bool(true)) {
             session.other_entries.push((n, format!("sidechain {kind}")));
             continue;
         }

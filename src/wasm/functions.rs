@@ -122,9 +122,9 @@ pub fn repair_messages(
     Ok(to_js(&json!({"messages": out, "actions": actions})))
 }
 
-/// Imports a pi or Claude Code session file (JSONL text): `{ format, messages, context,
-/// compactions }` where `messages` is the whole history, `context` what the agent would send now
-/// (the latest summary and what follows it), both in the file's message format.
+/// Imports a pi or Claude Code session file (JSONL text): `{ format, messages, history,
+/// compactions }` where `messages` is what the agent would send now (the latest recorded summary
+/// and what follows it) and `history` every message of the file, both in the file's message format.
 #[wasm_bindgen(js_name = importSession, unchecked_return_type = "ImportedSession")]
 pub fn import_session(
     text: &str,
@@ -143,13 +143,20 @@ pub fn import_session(
     let compactions: Vec<Value> = session
         .compactions
         .iter()
-        .map(|c| json!({"line": c.line, "summary": c.summary, "tokensBefore": c.tokens_before, "trigger": c.trigger, "firstKeptMessage": c.first_kept_message, "atMessage": c.at_message}))
+        .map(|c| {
+            let first_kept_id = c.first_kept_entry_id.clone().or_else(|| {
+                c.first_kept_message
+                    .and_then(|i| session.entries.get(i))
+                    .and_then(|e| e.id.clone())
+            });
+            json!({"line": c.line, "id": c.id, "summary": c.summary, "tokensBefore": c.tokens_before, "trigger": c.trigger, "firstKeptEntryId": first_kept_id, "firstKeptIndex": c.first_kept_message, "atMessage": c.at_message, "summaryIndex": c.summary_message})
+        })
         .collect();
     let format = session.format;
     Ok(to_js(&json!({
         "format": format.as_str(),
-        "messages": format.export(&session.messages),
-        "context": format.export(&session.context()),
+        "messages": format.export(&session.context()),
+        "history": format.export(&session.messages),
         "compactions": compactions,
     })))
 }

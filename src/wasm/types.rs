@@ -199,8 +199,33 @@ export type RepairAction =
   | { action: "added-results"; after: number; ids: string[] }
   | { action: "cleared-summary"; message: number };
 export interface RepairResult<M = object> { messages: M[]; actions: RepairAction[] }
-export interface SessionCompaction { line: number; summary: string; tokensBefore: number | null; trigger: string | null; firstKeptMessage: number | null; atMessage: number }
-export interface ImportedSession { format: "pi" | "anthropic"; messages: object[]; context: object[]; compactions: SessionCompaction[] }
+/** A compaction the agent recorded in its session file. Indices refer to `history`. */
+export interface SessionCompaction {
+  /** 1-based line of the compaction entry. */
+  line: number;
+  /** The entry's id (pi `id`, Claude Code `uuid`), when present. */
+  id: string | null;
+  summary: string;
+  tokensBefore: number | null;
+  /** `"manual"` or `"auto"` when recorded. */
+  trigger: string | null;
+  /** The first message kept verbatim after the summary, by entry id and by index. */
+  firstKeptEntryId: string | null;
+  firstKeptIndex: number | null;
+  /** Messages of `history` written before the compaction entry. */
+  atMessage: number;
+  /** The message of `history` that carries the summary (Claude Code), if any. */
+  summaryIndex: number | null;
+}
+/** A pi or Claude Code session file, imported. */
+export interface ImportedSession {
+  format: "pi" | "anthropic";
+  /** What the agent would send now: the latest recorded summary and what follows it. */
+  messages: object[];
+  /** Every message of the file, including what compactions summarized. */
+  history: object[];
+  compactions: SessionCompaction[];
+}
 export interface TrimOptions {
   maxTokens: number;
   strategy?: "first" | "last";

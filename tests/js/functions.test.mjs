@@ -51,6 +51,29 @@ test("importSession reads the bundled Claude Code session", () => {
   assert.equal(session.format, "anthropic");
   assert.ok(session.messages.length > 5);
   assert.deepEqual(validateMessages(session.messages, "anthropic"), []);
+  assert.deepEqual(session.history, session.messages, "no compaction: the live context is the history");
+  assert.deepEqual(session.compactions, []);
   assert.throws(() => importSession(text, "cursor"), (e) => e.code === "INVALID_INPUT" && e.path === "kind");
   assert.throws(() => importSession("{not json", "pi"), (e) => e.code === "INVALID_INPUT");
+});
+
+test("importSession honours the compactions recorded in pi and Claude Code files", () => {
+  const cc = importSession(readFileSync(new URL("../fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl", import.meta.url), "utf8"), "claude-code");
+  assert.equal(cc.compactions.length, 1);
+  const [boundary] = cc.compactions;
+  assert.equal(boundary.trigger, "manual");
+  assert.ok(boundary.tokensBefore > 100_000);
+  assert.match(boundary.summary, /continued from a previous conversation/);
+  assert.equal(cc.history.length, 439);
+  assert.equal(cc.messages.length, cc.history.length - boundary.summaryIndex, "the live context starts at the summary message");
+  assert.deepEqual(cc.messages[0], cc.history[boundary.summaryIndex]);
+  const pi = importSession(readFileSync(new URL("../fixtures/pi/before-compaction.jsonl", import.meta.url), "utf8"), "pi");
+  assert.equal(pi.compactions.length, 2);
+  const last = pi.compactions.at(-1);
+  assert.equal(last.firstKeptEntryId, null, "a version 1 file has no entry ids: firstKeptEntryIndex is used");
+  assert.equal(last.firstKeptIndex, 545);
+  assert.equal(last.tokensBefore, 185014);
+  assert.equal(pi.messages.length, 1 + pi.history.length - last.firstKeptIndex, "summary, then everything from the first kept message");
+  assert.equal(pi.messages[0].role, "compactionSummary");
+  assert.deepEqual(pi.messages.at(-1), pi.history.at(-1));
 });
