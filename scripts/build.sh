@@ -15,6 +15,11 @@ for target in nodejs web bundler; do
   # wasm-pack writes a `*` .gitignore that would keep the files out of `npm pack`.
   rm -f "pkg/$out/.gitignore"
 done
+# wasm-bindgen writes `inline_js` snippets as ES modules but `require`s them from the CommonJS
+# Node build: turn their `export function f(` declarations into `exports.f = function f(`.
+find pkg/node/snippets -name '*.js' 2>/dev/null | while read -r snippet; do
+  sed -i 's/^export function \([A-Za-z_][A-Za-z0-9_]*\)(/exports.\1 = function \1(/' "$snippet"
+done
 # Each target directory declares its module system for Node.
 printf '{ "type": "commonjs" }\n' > pkg/node/package.json
 printf '{ "type": "module" }\n' > pkg/web/package.json

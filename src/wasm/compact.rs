@@ -445,6 +445,25 @@ pub async fn compact(
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
     let call = call_options(&options);
+    if automatic && !call.force {
+        // Below the trigger nothing is copied or planned: cached counts decide.
+        let q = inner.quick(&messages)?;
+        let off =
+            inner.state.borrow().consecutive_failures >= inner.options.max_consecutive_failures;
+        if off || !q.should_compact {
+            let warning = if off {
+                "automatic compaction is off after repeated failures; call compact() to retry"
+            } else {
+                "below the trigger"
+            };
+            let result = to_js(
+                &json!({"compacted": false, "continued": q.continued, "summary": null, "tokensBefore": q.tokens, "tokensAfter": q.tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
+            );
+            set(result.unchecked_ref(), "messages", &q.array);
+            set(result.unchecked_ref(), "removed", &Array::new());
+            return Ok(result);
+        }
+    }
     let a = if automatic {
         inner.analyze_continuing(&messages)?
     } else {

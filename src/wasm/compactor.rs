@@ -1,10 +1,11 @@
 //! `Compactor`: the stateless-over-messages API of api.md. The options are parsed once; every method
 //! works on the caller's array and returns new values (the input is never mutated).
 
-use super::convert::{incoming, originals, outgoing, to_js, Incoming};
+use super::convert::{originals, outgoing, to_js, Incoming};
 use super::error::{throw, to_js as error_to_js};
+use super::identity::{IdentityCache, Totals};
 use crate::core::error::Error;
-use crate::core::estimate::{calibrated_total, Counter, Estimate, EstimateCache, Estimator, Usage};
+use crate::core::estimate::{calibrated_total, Counter, Estimate, Estimator, Usage};
 use crate::core::message::Part;
 use crate::core::options::{parse, Options, Tokenizer, FUNCTION_KEYS};
 use crate::core::plan::{Disposition, Escalation, Plan};
@@ -34,16 +35,21 @@ pub struct Callbacks {
 pub struct Memo {
     pub format: crate::formats::Format,
     pub replaced: Vec<crate::core::message::Message>,
+    /// Identity-cache ids of `replaced` (compared first; messages only when ids differ).
+    pub replaced_ids: Vec<u32>,
     pub head: Vec<crate::core::message::Message>,
     pub head_js: Vec<JsValue>,
+    /// Tokens, turns and non-system messages of `head`.
+    pub head_totals: Totals,
 }
 
 /// Mutable state, borrowed briefly and never across an `.await`.
 pub struct State {
     pub consecutive_failures: u32,
     pub compactions: u32,
-    pub cache: EstimateCache,
     pub memo: Option<Memo>,
+    /// Every message object seen, imported once (see `identity`).
+    pub identity: IdentityCache,
 }
 
 /// What a `Compactor` holds; shared with its in-flight compactions.
@@ -62,6 +68,8 @@ pub struct Compactor {
 /// One analyzed call: the caller's messages, their estimate and the estimator used.
 pub struct Analyzed {
     pub incoming: Incoming,
+    /// Identity-cache ids of the caller's messages.
+    pub ids: Vec<u32>,
     pub estimate: Estimate,
     pub estimator: Estimator,
     /// Set when the messages continue the last automatic compaction: `incoming` is then its head
@@ -77,6 +85,22 @@ pub struct Continued {
     pub head_len: usize,
     /// The caller's messages, imported (to remember the next prefix).
     pub caller: Vec<crate::core::message::Message>,
+}
+
+/// A call's messages resolved through the identity cache, not copied yet.
+pub struct Resolved {
+    pub array: js_sys::Array,
+    pub format: crate::formats::Format,
+    pub ids: Vec<u32>,
+    pub estimator: Estimator,
+}
+
+/// The cheap decision of an automatic call: the array it would return below the trigger.
+pub struct Quick {
+    pub array: js_sys::Array,
+    pub continued: bool,
+    pub tokens: usize,
+    pub should_compact: bool,
 }
 
 /// The estimator the options ask for (an exact encoding must be loaded).
@@ -96,73 +120,179 @@ impl Inner {
         estimator_for(&self.options)
     }
 
-    pub fn analyze(&self, messages: &JsValue) -> Result<Analyzed, JsValue> {
-        let incoming = incoming(messages, self.options.format)?;
-        self.analyzed(incoming, None)
+    /// Resolves `messages` through the identity cache: only unseen objects are converted.
+    pub fn resolve(&self, messages: &JsValue) -> Result<Resolved, JsValue> {
+        if !js_sys::Array::is_array(messages) {
+            return throw(Err(Error::invalid_input(
+                "messages",
+                "messages must be an array",
+            )));
+        }
+        let array = js_sys::Array::from(messages);
+        let estimator = self.estimator()?;
+        // The cache is taken out while JS runs (getters of the caller's objects may call back).
+        let mut cache = std::mem::take(&mut self.state.borrow_mut().identity);
+        let resolved = cache.resolve(&array, self.options.format, &estimator);
+        self.state.borrow_mut().identity = cache;
+        let r = resolved?;
+        Ok(Resolved {
+            array,
+            format: r.format,
+            ids: r.ids,
+            estimator,
+        })
     }
 
-    fn analyzed(
-        &self,
-        incoming: Incoming,
-        continued: Option<Continued>,
-    ) -> Result<Analyzed, JsValue> {
-        let estimator = self.estimator()?;
-        let estimate = {
-            let mut state = self.state.borrow_mut();
-            if estimator.counter.is_exact() {
-                state.cache.estimate_all(&estimator, &incoming.messages)
-            } else {
-                estimator.estimate_all(&incoming.messages)
+    /// Tokens, turns and non-system messages of cached messages.
+    pub fn totals(&self, ids: &[u32]) -> Totals {
+        self.state.borrow().identity.totals(ids)
+    }
+
+    /// Tokens of each cached message.
+    pub fn per_message(&self, ids: &[u32]) -> Vec<usize> {
+        let state = self.state.borrow();
+        ids.iter()
+            .map(|id| state.identity.get(*id).map_or(0, |e| e.tokens))
+            .collect()
+    }
+
+    pub fn analyze(&self, messages: &JsValue) -> Result<Analyzed, JsValue> {
+        let r = self.resolve(messages)?;
+        Ok(self.materialize(r))
+    }
+
+    /// Copies the cached messages of a resolved call for planning.
+    fn materialize(&self, r: Resolved) -> Analyzed {
+        let state = self.state.borrow();
+        let messages = state.identity.messages(&r.ids);
+        let kinds = r
+            .ids
+            .iter()
+            .map(|id| state.identity.get(*id).map(|e| e.kinds).unwrap_or_default())
+            .collect();
+        Analyzed {
+            incoming: Incoming {
+                array: r.array,
+                format: r.format,
+                messages,
+            },
+            ids: r.ids,
+            estimate: Estimate::from_kinds(kinds),
+            estimator: r.estimator,
+            continued: None,
+        }
+    }
+
+    /// How many of the caller's messages the last automatic compaction replaced, when the call
+    /// starts with exactly them and holds something after them.
+    fn continuation(&self, r: &Resolved) -> Option<usize> {
+        let state = self.state.borrow();
+        let memo = state.memo.as_ref()?;
+        let n = memo.replaced.len();
+        if memo.format != r.format || r.ids.len() <= n {
+            return None;
+        }
+        let same = r
+            .ids
+            .iter()
+            .zip(memo.replaced_ids.iter())
+            .zip(memo.replaced.iter())
+            .all(|((id, old), m)| {
+                id == old || state.identity.get(*id).is_some_and(|e| e.message == *m)
+            });
+        same.then_some(n)
+    }
+
+    /// The trigger on an automatic call's history (continued from the last compaction when it
+    /// applies), from cached counts alone: no message is copied.
+    pub fn quick(&self, messages: &JsValue) -> Result<Quick, JsValue> {
+        let r = self.resolve(messages)?;
+        let n = self.continuation(&r);
+        let (mut totals, array) = match n {
+            None => (self.totals(&r.ids), r.array.slice(0, r.array.length())),
+            Some(n) => {
+                let state = self.state.borrow();
+                let head = js_sys::Array::new();
+                if let Some(memo) = &state.memo {
+                    for v in &memo.head_js {
+                        head.push(v);
+                    }
+                }
+                let start = u32::try_from(n).unwrap_or(u32::MAX);
+                (
+                    state.identity.totals(r.ids.get(n..).unwrap_or_default()),
+                    head.concat(&r.array.slice(start, r.array.length())),
+                )
             }
         };
-        Ok(Analyzed {
-            incoming,
-            estimate,
-            estimator,
-            continued,
+        if n.is_some() {
+            if let Some(memo) = &self.state.borrow().memo {
+                totals.tokens = totals.tokens.saturating_add(memo.head_totals.tokens);
+                totals.turns += memo.head_totals.turns;
+                totals.non_system += memo.head_totals.non_system;
+            }
+        }
+        let settings = &self.options.settings;
+        let d = settings
+            .trigger
+            .evaluate(&crate::core::trigger::TriggerInput {
+                tokens: totals.tokens,
+                turns: totals.turns,
+                messages: totals.non_system,
+                budget: settings.budget,
+                forced: false,
+            });
+        Ok(Quick {
+            array,
+            continued: n.is_some(),
+            tokens: totals.tokens,
+            should_compact: d.should_compact,
         })
     }
 
     /// Like [`Inner::analyze`], continuing from the last automatic compaction when the messages
     /// start with exactly the messages it replaced (and hold something after them).
     pub fn analyze_continuing(&self, messages: &JsValue) -> Result<Analyzed, JsValue> {
-        let incoming = incoming(messages, self.options.format)?;
-        let continued = {
-            let state = self.state.borrow();
-            state.memo.as_ref().and_then(|memo| {
-                let n = memo.replaced.len();
-                let matches = memo.format == incoming.format
-                    && incoming.messages.len() > n
-                    && incoming.messages.get(..n) == Some(memo.replaced.as_slice());
-                matches.then(|| {
-                    let head = js_sys::Array::new();
-                    for v in &memo.head_js {
-                        head.push(v);
-                    }
-                    let start = u32::try_from(n).unwrap_or(u32::MAX);
-                    let array = head.concat(&incoming.array.slice(start, incoming.array.length()));
-                    let mut messages = memo.head.clone();
-                    messages.extend(incoming.messages.iter().skip(n).cloned());
-                    let continued = Continued {
-                        prefix_len: n,
-                        head_len: memo.head.len(),
-                        caller: incoming.messages.clone(),
-                    };
-                    (
-                        Incoming {
-                            array,
-                            format: incoming.format,
-                            messages,
-                        },
-                        continued,
-                    )
-                })
-            })
+        let r = self.resolve(messages)?;
+        let Some(n) = self.continuation(&r) else {
+            return Ok(self.materialize(r));
         };
-        match continued {
-            Some((virtual_incoming, c)) => self.analyzed(virtual_incoming, Some(c)),
-            None => self.analyzed(incoming, None),
+        let a = self.materialize(r);
+        let state = self.state.borrow();
+        let Some(memo) = &state.memo else {
+            drop(state);
+            return Ok(a);
+        };
+        let head = js_sys::Array::new();
+        for v in &memo.head_js {
+            head.push(v);
         }
+        let start = u32::try_from(n).unwrap_or(u32::MAX);
+        let array = head.concat(&a.incoming.array.slice(start, a.incoming.array.length()));
+        let mut messages = memo.head.clone();
+        messages.extend(a.incoming.messages.iter().skip(n).cloned());
+        let per_message: Vec<crate::core::estimate::KindTokens> = memo
+            .head
+            .iter()
+            .map(|m| a.estimator.estimate_message(m))
+            .chain(a.estimate.per_message_kinds.iter().skip(n).copied())
+            .collect();
+        let continued = Continued {
+            prefix_len: n,
+            head_len: memo.head.len(),
+            caller: a.incoming.messages.clone(),
+        };
+        Ok(Analyzed {
+            incoming: Incoming {
+                array,
+                format: a.incoming.format,
+                messages,
+            },
+            ids: a.ids,
+            estimate: Estimate::from_kinds(per_message),
+            estimator: a.estimator,
+            continued: Some(continued),
+        })
     }
 
     /// Remembers a successful automatic compaction of `a` whose kept tail starts at `first_kept`
@@ -174,18 +304,40 @@ impl Inner {
         head: Vec<crate::core::message::Message>,
         head_js: Vec<JsValue>,
     ) {
-        let replaced = match &a.continued {
-            None => a.incoming.messages.get(..first_kept).map(<[_]>::to_vec),
+        let upto = match &a.continued {
+            None => Some(first_kept),
             Some(c) => first_kept
                 .checked_sub(c.head_len)
-                .and_then(|extra| c.caller.get(..c.prefix_len + extra))
-                .map(<[_]>::to_vec),
+                .map(|extra| c.prefix_len + extra),
         };
-        let memo = replaced.map(|replaced| Memo {
+        let caller = match &a.continued {
+            None => &a.incoming.messages,
+            Some(c) => &c.caller,
+        };
+        let replaced =
+            upto.and_then(|n| Some((caller.get(..n)?.to_vec(), a.ids.get(..n)?.to_vec())));
+        let head_totals = {
+            let mut t = Totals::default();
+            for m in &head {
+                t.tokens = t
+                    .tokens
+                    .saturating_add(a.estimator.estimate_message(m).total());
+                if m.is_user_turn_start() {
+                    t.turns += 1;
+                }
+                if m.role != crate::core::message::Role::System {
+                    t.non_system += 1;
+                }
+            }
+            t
+        };
+        let memo = replaced.map(|(replaced, replaced_ids)| Memo {
             format: a.incoming.format,
             replaced,
+            replaced_ids,
             head,
             head_js,
+            head_totals,
         });
         self.state.borrow_mut().memo = memo;
     }
@@ -321,8 +473,8 @@ impl Compactor {
         let state = RefCell::new(State {
             consecutive_failures: 0,
             compactions: 0,
-            cache: EstimateCache::default(),
             memo: None,
+            identity: IdentityCache::default(),
         });
         Ok(Compactor {
             inner: Rc::new(Inner {
@@ -333,28 +485,67 @@ impl Compactor {
         })
     }
 
+    /// Forgets every message object seen so far. Messages are read once, when first seen; call
+    /// this after changing a message object in place (or pass a new object instead).
+    pub fn forget(&self) {
+        self.inner.state.borrow_mut().identity.clear();
+    }
+
     /// `{ total, perMessage, byKind }`.
     pub fn estimate(&self, messages: JsValue) -> Result<JsValue, JsValue> {
-        let a = self.inner.analyze(&messages)?;
-        let k = &a.estimate.by_kind;
+        let r = self.inner.resolve(&messages)?;
+        let (per_message, k) = {
+            let state = self.inner.state.borrow();
+            let mut by_kind = crate::core::estimate::KindTokens::default();
+            let per: Vec<usize> = r
+                .ids
+                .iter()
+                .map(|id| match state.identity.get(*id) {
+                    Some(e) => {
+                        for kind in crate::core::estimate::Kind::ALL {
+                            by_kind.add_kind(kind, e.kinds.get(kind));
+                        }
+                        e.tokens
+                    }
+                    None => 0,
+                })
+                .collect();
+            (per, by_kind)
+        };
         Ok(to_js(&json!({
-            "total": a.estimate.total,
-            "perMessage": a.estimate.per_message,
+            "total": per_message.iter().sum::<usize>(),
+            "perMessage": per_message,
             "byKind": {"text": k.text, "toolCalls": k.tool_calls, "toolResults": k.tool_results, "images": k.images, "reasoning": k.reasoning, "system": k.system},
         })))
     }
 
-    /// `{ shouldCompact, tokens, threshold, reason }`; `options.usage` calibrates the count.
+    /// `{ shouldCompact, tokens, threshold, reason }`; `options.usage` calibrates the count. Only
+    /// messages not seen before are converted: O(new messages) plus a walk of the array.
     pub fn check(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let a = self.inner.analyze(&messages)?;
+        let r = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
-        let tokens = match &usage {
-            Some(u) => calibrated_total(&a.incoming.messages, &a.estimate.per_message, u),
-            None => a.estimate.total,
+        let totals = self.inner.totals(&r.ids);
+        let tokens = match (&usage, totals.last_assistant) {
+            (Some(u), Some(anchor)) => {
+                let after: usize = self
+                    .inner
+                    .per_message(r.ids.get(anchor + 1..).unwrap_or_default())
+                    .iter()
+                    .sum();
+                usize::try_from(u.total())
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(after)
+            }
+            _ => totals.tokens,
         };
         let settings = &self.inner.options.settings;
-        let input =
-            crate::core::trigger::TriggerInput::new(&a.incoming.messages, tokens, settings.budget);
+        let input = crate::core::trigger::TriggerInput {
+            tokens,
+            turns: totals.turns,
+            messages: totals.non_system,
+            budget: settings.budget,
+            forced: false,
+        };
         let d = settings.trigger.evaluate(&input);
         Ok(to_js(
             &json!({"shouldCompact": d.should_compact, "tokens": tokens, "threshold": d.threshold, "reason": d.reason}),

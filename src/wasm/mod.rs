@@ -8,6 +8,7 @@ pub mod convert;
 pub mod env;
 pub mod error;
 pub mod functions;
+pub mod identity;
 pub mod session;
 pub mod session_compact;
 pub mod tokens;

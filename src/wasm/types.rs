@@ -178,6 +178,11 @@ export declare class Compactor<M extends object = object> {
   prune<T extends M>(messages: readonly T[]): T[];
   compact<T extends M>(messages: readonly T[], options?: CompactCallOptions): Promise<CompactResult<T>>;
   maybeCompact<T extends M>(messages: readonly T[], options?: CompactCallOptions): Promise<T[]>;
+  /**
+   * Forgets every message object seen. Each object is converted once, the first time a call sees
+   * it; after changing a message object in place, call this (or pass a new object instead).
+   */
+  forget(): void;
   free(): void;
   [Symbol.dispose](): void;
 }

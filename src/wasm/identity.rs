@@ -1,0 +1,237 @@
+//! The identity cache of a `Compactor`: a JS `WeakMap` from each message object the caller passed
+//! to the id of its imported form, kept in Rust with its token counts. A call converts only the
+//! objects it has not seen; the walk over the array runs in JS (one boundary crossing for the whole
+//! array), so `check` on a long history costs a few microseconds per thousand messages.
+//!
+//! The rule for mutation: a message object is read once, the first time it is seen. Changing an
+//! object in place afterwards is not noticed; pass a new object instead (as the AI SDK, LangChain
+//! and React-style code do), or call `compactor.forget()` after mutating.
+//!
+//! Entries not seen in the last two calls are dropped, so the cache holds about two histories.
+
+use std::collections::HashMap;
+
+use js_sys::{Array, Uint32Array, WeakMap};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::error::to_js as error_to_js;
+use crate::core::error::Error;
+use crate::core::estimate::{EstimateCache, Estimator, KindTokens};
+use crate::core::message::{Message, Role};
+use crate::formats::{detect, Format};
+
+#[wasm_bindgen(inline_js = r#"
+export function identify(map, messages) {
+  const n = messages.length;
+  const ids = new Uint32Array(n);
+  const fresh = [];
+  for (let i = 0; i < n; i++) {
+    const m = messages[i];
+    const id = m !== null && typeof m === "object" ? map.get(m) : undefined;
+    if (id === undefined) fresh.push(i);
+    else ids[i] = id;
+  }
+  return [ids, fresh];
+}
+"#)]
+extern "C" {
+    /// `[ids, fresh]`: the known id of each message (0 when unknown) and the unknown indices.
+    fn identify(map: &WeakMap, messages: &Array) -> Array;
+}
+
+/// One message, imported once.
+pub struct Cached {
+    /// The imported message.
+    pub message: Message,
+    /// Its tokens by kind.
+    pub kinds: KindTokens,
+    /// Its total tokens.
+    pub tokens: usize,
+    /// The call generation that last saw it.
+    seen: u64,
+}
+
+/// A call's messages, resolved to cache entries.
+pub struct Resolved {
+    /// The entry id of each message, in order.
+    pub ids: Vec<u32>,
+    /// The format of the messages.
+    pub format: Format,
+}
+
+/// The cache (see the module documentation).
+pub struct IdentityCache {
+    map: WeakMap,
+    entries: HashMap<u32, Cached>,
+    next: u32,
+    generation: u64,
+    format: Option<Format>,
+    counts: EstimateCache,
+}
+
+impl Default for IdentityCache {
+    fn default() -> Self {
+        IdentityCache {
+            map: WeakMap::new(),
+            entries: HashMap::new(),
+            next: 1,
+            generation: 0,
+            format: None,
+            counts: EstimateCache::default(),
+        }
+    }
+}
+
+impl IdentityCache {
+    /// Forgets every message (after the caller mutated messages in place).
+    pub fn clear(&mut self) {
+        *self = IdentityCache::default();
+    }
+
+    /// Entries held (for tests of the bound).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entry of `id`.
+    pub fn get(&self, id: u32) -> Option<&Cached> {
+        self.entries.get(&id)
+    }
+
+    /// Resolves `array` (already checked to be an array) in `format` (`None`: the cache's format,
+    /// or detected on the first call), importing and estimating only unseen objects.
+    pub fn resolve(
+        &mut self,
+        array: &Array,
+        format: Option<Format>,
+        estimator: &Estimator,
+    ) -> Result<Resolved, JsValue> {
+        self.generation += 1;
+        let walked = identify(&self.map, array);
+        let ids_js: Uint32Array = walked.get(0).unchecked_into();
+        let fresh: Array = walked.get(1).unchecked_into();
+        let mut ids = vec![0u32; ids_js.length() as usize];
+        ids_js.copy_to(&mut ids);
+        // Ids the map knows but the cache dropped are fresh too.
+        let mut todo: Vec<usize> = fresh
+            .iter()
+            .filter_map(|v| v.as_f64())
+            .map(|f| f as usize)
+            .collect();
+        for (i, id) in ids.iter().enumerate() {
+            if *id != 0 && !self.entries.contains_key(id) {
+                todo.push(i);
+            }
+        }
+        todo.sort_unstable();
+        let format = match format.or(self.format) {
+            Some(f) => f,
+            None => {
+                let json = to_json(&array.clone().into(), "messages")?;
+                super::error::throw(detect(&json))?
+            }
+        };
+        if self.format.is_some() && self.format != Some(format) {
+            // Another format than the cached messages': start over.
+            self.clear();
+            self.generation = 1;
+            for i in 0..ids.len() {
+                if !todo.contains(&i) {
+                    todo.push(i);
+                }
+            }
+            todo.sort_unstable();
+        }
+        self.format = Some(format);
+        let import = super::session::import_one(format);
+        for i in todo {
+            let value = array.get(u32::try_from(i).unwrap_or(u32::MAX));
+            let path = format!("messages[{i}]");
+            let json = to_json(&value, &path)?;
+            let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+            let kinds = if estimator.counter.is_exact() {
+                self.counts.estimate_message(estimator, &message)
+            } else {
+                estimator.estimate_message(&message)
+            };
+            let id = self.next;
+            self.next = self.next.wrapping_add(1).max(1);
+            if value.is_object() {
+                self.map
+                    .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
+            }
+            self.entries.insert(
+                id,
+                Cached {
+                    message,
+                    tokens: kinds.total(),
+                    kinds,
+                    seen: self.generation,
+                },
+            );
+            if let Some(slot) = ids.get_mut(i) {
+                *slot = id;
+            }
+        }
+        for id in &ids {
+            if let Some(e) = self.entries.get_mut(id) {
+                e.seen = self.generation;
+            }
+        }
+        let keep_after = self.generation.saturating_sub(1);
+        self.entries.retain(|_, e| e.seen >= keep_after);
+        Ok(Resolved { ids, format })
+    }
+
+    /// The messages of `ids`, cloned (for planning).
+    pub fn messages(&self, ids: &[u32]) -> Vec<Message> {
+        ids.iter()
+            .filter_map(|id| self.entries.get(id).map(|e| e.message.clone()))
+            .collect()
+    }
+
+    /// Tokens, user turns and non-system messages of `ids`, and the index of the last assistant
+    /// message (for calibration).
+    pub fn totals(&self, ids: &[u32]) -> Totals {
+        let mut t = Totals::default();
+        for (i, id) in ids.iter().enumerate() {
+            if let Some(e) = self.entries.get(id) {
+                t.tokens = t.tokens.saturating_add(e.tokens);
+                if e.message.is_user_turn_start() {
+                    t.turns += 1;
+                }
+                if e.message.role != Role::System {
+                    t.non_system += 1;
+                }
+                if e.message.role == Role::Assistant {
+                    t.last_assistant = Some(i);
+                }
+            }
+        }
+        t
+    }
+}
+
+/// What `check` needs of a history.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Totals {
+    pub tokens: usize,
+    pub turns: usize,
+    pub non_system: usize,
+    pub last_assistant: Option<usize>,
+}
+
+fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
+    serde_wasm_bindgen::from_value(value.clone()).map_err(|e| {
+        error_to_js(
+            &Error::invalid_input(path, format!("messages are not plain data: {e}")),
+            None,
+        )
+    })
+}
