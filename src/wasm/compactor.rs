@@ -143,9 +143,9 @@ impl Inner {
         })
     }
 
-    /// Tokens, turns and non-system messages of cached messages.
+    /// Tokens, turns and non-system messages of a call's cached messages.
     pub fn totals(&self, ids: &[u32]) -> Totals {
-        self.state.borrow().identity.totals(ids)
+        self.state.borrow_mut().identity.totals_of_call(ids)
     }
 
     /// Tokens of each cached message.

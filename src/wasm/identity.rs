@@ -7,9 +7,9 @@
 //! object in place afterwards is not noticed; pass a new object instead (as the AI SDK, LangChain
 //! and React-style code do), or call `compactor.forget()` after mutating.
 //!
-//! Entries not seen in the last two calls are dropped, so the cache holds about two histories.
+//! When the cache holds more than twice the messages of a call, only that call's are kept.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use js_sys::{Array, Uint32Array, WeakMap};
 use serde_json::Value;
@@ -48,8 +48,6 @@ pub struct Cached {
     pub kinds: KindTokens,
     /// Its total tokens.
     pub tokens: usize,
-    /// The call generation that last saw it.
-    seen: u64,
 }
 
 /// A call's messages, resolved to cache entries.
@@ -63,22 +61,24 @@ pub struct Resolved {
 /// The cache (see the module documentation).
 pub struct IdentityCache {
     map: WeakMap,
-    entries: HashMap<u32, Cached>,
+    entries: FxHashMap<u32, Cached>,
     next: u32,
-    generation: u64,
     format: Option<Format>,
     counts: EstimateCache,
+    /// The ids of the previous call and their totals: a call that extends them only adds up the
+    /// new messages.
+    last: Option<(Vec<u32>, Totals)>,
 }
 
 impl Default for IdentityCache {
     fn default() -> Self {
         IdentityCache {
             map: WeakMap::new(),
-            entries: HashMap::new(),
+            entries: FxHashMap::default(),
             next: 1,
-            generation: 0,
             format: None,
             counts: EstimateCache::default(),
+            last: None,
         }
     }
 }
@@ -112,7 +112,6 @@ impl IdentityCache {
         format: Option<Format>,
         estimator: &Estimator,
     ) -> Result<Resolved, JsValue> {
-        self.generation += 1;
         let walked = identify(&self.map, array);
         let ids_js: Uint32Array = walked.get(0).unchecked_into();
         let fresh: Array = walked.get(1).unchecked_into();
@@ -124,7 +123,10 @@ impl IdentityCache {
             .filter_map(|v| v.as_f64())
             .map(|f| f as usize)
             .collect();
-        for (i, id) in ids.iter().enumerate() {
+        // Ids the map knows but the cache dropped are fresh again. The previous call's ids are
+        // all cached (eviction keeps them), so only what follows them is looked up.
+        let known = self.extends_last(&ids);
+        for (i, id) in ids.iter().enumerate().skip(known) {
             if *id != 0 && !self.entries.contains_key(id) {
                 todo.push(i);
             }
@@ -140,7 +142,6 @@ impl IdentityCache {
         if self.format.is_some() && self.format != Some(format) {
             // Another format than the cached messages': start over.
             self.clear();
-            self.generation = 1;
             for i in 0..ids.len() {
                 if !todo.contains(&i) {
                     todo.push(i);
@@ -172,20 +173,18 @@ impl IdentityCache {
                     message,
                     tokens: kinds.total(),
                     kinds,
-                    seen: self.generation,
                 },
             );
             if let Some(slot) = ids.get_mut(i) {
                 *slot = id;
             }
         }
-        for id in &ids {
-            if let Some(e) = self.entries.get_mut(id) {
-                e.seen = self.generation;
-            }
+        // Bounded: past twice the messages of this call (and a little), keep only this call's.
+        if self.entries.len() > 2 * ids.len() + 64 {
+            let live: rustc_hash::FxHashSet<u32> = ids.iter().copied().collect();
+            self.entries.retain(|id, _| live.contains(id));
+            self.last = None;
         }
-        let keep_after = self.generation.saturating_sub(1);
-        self.entries.retain(|_, e| e.seen >= keep_after);
         Ok(Resolved { ids, format })
     }
 
@@ -196,7 +195,37 @@ impl IdentityCache {
             .collect()
     }
 
-    /// Tokens, user turns and non-system messages of `ids`, and the index of the last assistant
+    /// How many leading ids of `ids` are the previous call's ids.
+    fn extends_last(&self, ids: &[u32]) -> usize {
+        match &self.last {
+            Some((prev, _)) if ids.get(..prev.len()) == Some(prev.as_slice()) => prev.len(),
+            _ => 0,
+        }
+    }
+
+    /// [`IdentityCache::totals`], adding only what follows the previous call's ids when the call
+    /// extends them, and remembering the result for the next call.
+    pub fn totals_of_call(&mut self, ids: &[u32]) -> Totals {
+        let known = self.extends_last(ids);
+        let t = match &self.last {
+            Some((_, before)) if known > 0 => {
+                let mut after = self.totals(ids.get(known..).unwrap_or_default());
+                after.last_assistant = after
+                    .last_assistant
+                    .map(|i| i + known)
+                    .or(before.last_assistant);
+                after.tokens = after.tokens.saturating_add(before.tokens);
+                after.turns += before.turns;
+                after.non_system += before.non_system;
+                after
+            }
+            _ => self.totals(ids),
+        };
+        self.last = Some((ids.to_vec(), t));
+        t
+    }
+
+    /// Tokens, turns and non-system messages of `ids`, and the index of the last assistant
     /// message (for calibration).
     pub fn totals(&self, ids: &[u32]) -> Totals {
         let mut t = Totals::default();

@@ -1,0 +1,57 @@
+// The Compactor's identity cache: each message object is converted once, and every answer equals
+// a fresh Compactor's over a growing real session; a new object is read anew, an object mutated in
+// place is not (until forget()), and any format or estimator stays exact.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Compactor, importSession } from "context-compaction";
+
+const session = importSession(readFileSync(new URL("../fixtures/pi/large-session.jsonl", import.meta.url), "utf8"), "pi");
+const options = { contextWindow: 60_000, reserveTokens: 4_000, keepRecentTokens: 8_000, format: "pi" };
+
+for (const tokenizer of ["heuristic", "o200k_base"]) {
+  test(`a cached Compactor answers as a fresh one over a growing real session (${tokenizer})`, () => {
+    const cached = new Compactor({ ...options, tokenizer });
+    const history = session.messages;
+    assert.ok(history.length > 500);
+    let grown = [];
+    for (let i = 0; i < history.length; i += 37) {
+      grown = [...grown, ...history.slice(grown.length, i + 1)];
+      const fresh = new Compactor({ ...options, tokenizer });
+      assert.deepEqual(cached.check(grown), fresh.check(grown), `check at ${grown.length}`);
+      const usage = { input: 1000 + i, output: 50 };
+      assert.deepEqual(cached.check(grown, { usage }), fresh.check(grown, { usage }), `check with usage at ${grown.length}`);
+      if (i % 111 === 0) {
+        assert.deepEqual(cached.estimate(grown), fresh.estimate(grown), `estimate at ${grown.length}`);
+        assert.deepEqual(cached.plan(grown), fresh.plan(grown), `plan at ${grown.length}`);
+      }
+    }
+    // Passing an unrelated array and then the history again stays exact (entries are re-read).
+    const other = history.slice(0, 3).map((m) => structuredClone(m));
+    assert.deepEqual(cached.check(other), new Compactor({ ...options, tokenizer }).check(other));
+    assert.deepEqual(cached.check(grown), new Compactor({ ...options, tokenizer }).check(grown));
+  });
+}
+
+test("a replaced object is read anew; one mutated in place only after forget()", () => {
+  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk" });
+  const first = { role: "user", content: "short" };
+  const messages = [first, { role: "assistant", content: "ok" }];
+  const before = c.check(messages).tokens;
+  const longer = { role: "user", content: "a much longer request ".repeat(50) };
+  const replaced = c.check([longer, messages[1]]).tokens;
+  assert.ok(replaced > before + 100, "a new object is converted");
+  first.content = "a much longer request ".repeat(50);
+  assert.equal(c.check(messages).tokens, before, "mutation in place is not seen: objects are read once");
+  c.forget();
+  assert.equal(c.check(messages).tokens, replaced, "after forget() the object is read again");
+});
+
+test("bad input is still reported with its path, whatever was cached", () => {
+  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk" });
+  const ok = [{ role: "user", content: "hi" }];
+  c.check(ok);
+  assert.throws(() => c.check([...ok, { content: "no role" }]), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[1]"));
+  assert.throws(() => c.check("nope"), (e) => e.code === "INVALID_INPUT" && e.path === "messages");
+  assert.equal(c.check(ok).tokens > 0, true);
+});
