@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: sets up, builds, and runs every check in order, stopping at the first failure.
-# Ends with one line `N passed, N failed` (tests counted from each runner; a check without its own
-# tests, such as clippy or the size report, counts as one).
+# Ends with one line `N passed, N failed, N skipped` (tests counted from each runner; a check
+# without its own tests, such as clippy or the size report, counts as one). A skipped, ignored or
+# todo test fails the run: every test must run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -10,10 +11,11 @@ log_dir=tests/.tmp/logs
 mkdir -p "$log_dir"
 passed=0
 failed=0
+skipped=0
 
 finish() {
-  echo "$passed passed, $failed failed"
-  exit $((failed > 0))
+  echo "$passed passed, $failed failed, $skipped skipped"
+  exit $((failed > 0 || skipped > 0))
 }
 
 # step NAME COMMAND...: runs it, adds its test counts, stops everything on failure.
@@ -24,8 +26,11 @@ step() {
   echo "== $name"
   "$@" 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]}
-  local p f
-  # cargo test and wasm-bindgen-test: "test result: ok. 4 passed; 0 failed"
+  local p f s
+  # cargo test and wasm-bindgen-test: "test result: ok. 4 passed; 0 failed; 1 ignored"
+  s=$(awk '/^test result: /{for(i=1;i<=NF;i++){if($i~/^ignored;?$/)s+=$(i-1)}} END{print s+0}' "$log")
+  # node --test: "ℹ skipped 1" / "ℹ todo 1"
+  s=$((s + $(sed -n 's/^ℹ \(skipped\|todo\) \([0-9][0-9]*\)$/\2/p' "$log" | awk '{n+=$1} END{print n+0}')))
   p=$(awk '/^test result: /{for(i=1;i<=NF;i++){if($i~/^passed;?$/)p+=$(i-1)} n=1} END{if(n)print p+0}' "$log")
   f=$(awk '/^test result: /{for(i=1;i<=NF;i++){if($i~/^failed;?$/)f+=$(i-1)} n=1} END{if(n)print f+0}' "$log")
   # node --test (spec reporter): "ℹ pass 12" / "ℹ fail 0"
@@ -39,6 +44,8 @@ step() {
   [ "$status" -ne 0 ] && [ "${f:-0}" -eq 0 ] && f=1
   passed=$((passed + p))
   failed=$((failed + ${f:-0}))
+  skipped=$((skipped + s))
+  [ "$s" -gt 0 ] && echo "!! $name skipped $s tests"
   if [ "$status" -ne 0 ]; then
     echo "!! $name failed (log: $log)"
     finish

@@ -5,7 +5,7 @@
     clippy::indexing_slicing,
     clippy::panic
 )]
-//! Estimation over every real session of `../shared/fixtures` (pi and Claude Code): the sums are
+//! Estimation over every real session of `tests/fixtures` (pi and Claude Code): the sums are
 //! consistent, exact `o200k_base` counts agree with the heuristic per kind, the cache returns the
 //! same numbers without re-tokenizing, and calibration with pi's recorded usage is that usage plus
 //! the estimate of the later messages.
@@ -22,15 +22,9 @@ use context_compaction::formats::claude_code::import_claude_code;
 use context_compaction::formats::pi_session::import_pi_session;
 
 fn fixtures_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("{} is missing (CI is set)", dir.display());
-    }
-    eprintln!("skipped: {} is missing", dir.display());
-    None
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    assert!(dir.is_dir(), "fixtures missing at {}", dir.display());
+    Some(dir)
 }
 
 /// `(name, is_pi, messages of the whole file, context as sent now)` of every session.

@@ -5,8 +5,8 @@
     clippy::indexing_slicing,
     clippy::panic
 )]
-//! Every session file in `../shared/fixtures` imports, and what it holds is read correctly.
-//! Without that directory the tests are skipped with a message, unless `CI` is set.
+//! Every session file in `tests/fixtures` imports, and what it holds is read correctly.
+//! A missing fixture fails the test.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -18,14 +18,8 @@ use context_compaction::formats::{anthropic, pi, ImportedSession};
 use serde_json::Value;
 
 fn fixture(rel: &str) -> Option<String> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !dir.is_dir() {
-        if std::env::var_os("CI").is_some() {
-            panic!("fixtures missing at {} and CI is set", dir.display());
-        }
-        println!("skipping: fixtures not found at {}", dir.display());
-        return None;
-    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    assert!(dir.is_dir(), "fixtures missing at {}", dir.display());
     Some(std::fs::read_to_string(dir.join(rel)).unwrap())
 }
 

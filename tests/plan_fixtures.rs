@@ -1,5 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
-//! Every real session in ../shared/fixtures through the planner, for several windows and
+//! Every real session in tests/fixtures through the planner, for several windows and
 //! strategies, with the invariants of the property tests.
 #![allow(
     clippy::unwrap_used,

@@ -5,8 +5,8 @@
     clippy::indexing_slicing,
     clippy::panic
 )]
-//! Every session in `../shared/fixtures` through `validate`, `repair` and each pruner, with a
-//! chars/4 cost. Without that directory the tests are skipped with a message, unless `CI` is set.
+//! Every session in `tests/fixtures` through `validate`, `repair` and each pruner, with a
+//! chars/4 cost. A missing fixture fails the test.
 //!
 //! What validate finds there (verified, asserted below): the Claude Code files pair every call
 //! and result; the long one has one summary in the middle of its history (its compaction), and
@@ -42,14 +42,8 @@ fn cost(p: &Part) -> usize {
 }
 
 fn sessions() -> Option<Vec<(&'static str, ImportedSession)>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !dir.is_dir() {
-        if std::env::var_os("CI").is_some() {
-            panic!("fixtures missing at {} and CI is set", dir.display());
-        }
-        println!("skipping: fixtures not found at {}", dir.display());
-        return None;
-    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    assert!(dir.is_dir(), "fixtures missing at {}", dir.display());
     let mut out = Vec::new();
     for rel in FILES {
         let text = std::fs::read_to_string(dir.join(rel)).unwrap();

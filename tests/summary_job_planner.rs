@@ -84,15 +84,8 @@ fn planner_split_turn_reaches_the_job() {
 
 #[test]
 fn a_real_session_is_chunked_end_to_end() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !root.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/fixtures"
-        );
-        eprintln!("skipped: ../shared/fixtures not found");
-        return;
-    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    assert!(root.exists(), "fixtures missing at {}", root.display());
     let raw = std::fs::read_to_string(root.join("pi/large-session.jsonl")).unwrap();
     let msgs = import_pi_session(&raw).unwrap().messages;
     let estimator = Estimator::default();

@@ -1,6 +1,6 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! Transcript, prompts and digest of `core::summary` on hand-made histories and on the real
-//! sessions of ../shared/fixtures.
+//! sessions of tests/fixtures.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -265,15 +265,8 @@ fn digest_of_a_small_history() {
 }
 
 fn fixture(rel: &str) -> Option<String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !root.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/fixtures"
-        );
-        eprintln!("skipped: ../shared/fixtures not found");
-        return None;
-    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    assert!(root.exists(), "fixtures missing at {}", root.display());
     Some(std::fs::read_to_string(root.join(rel)).unwrap())
 }
 

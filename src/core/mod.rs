@@ -6,6 +6,7 @@ pub mod estimate;
 pub mod message;
 pub mod models;
 pub mod options;
+pub mod overflow;
 pub mod plan;
 pub mod prepare;
 pub mod preset;

@@ -9,6 +9,7 @@ pub mod env;
 pub mod error;
 pub mod functions;
 pub mod identity;
+pub mod overflow;
 pub mod session;
 pub mod session_compact;
 pub mod tokens;

@@ -174,26 +174,20 @@ pub fn new_violations(
         .collect()
 }
 
-/// Every real session of `../shared/fixtures` (pi and Claude Code), imported, by file name. Empty
-/// with a printed message when the fixtures are absent, except under CI, where that fails.
+/// Every real session of `tests/fixtures` (pi and Claude Code), imported, by file name. A missing
+/// fixture directory fails the test.
 pub fn fixture_sessions() -> Vec<(String, Vec<Message>)> {
     use context_compaction::formats::{
         claude_code::import_claude_code, pi_session::import_pi_session,
     };
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !root.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/fixtures"
-        );
-        eprintln!("skipped: ../shared/fixtures not found");
-        return Vec::new();
-    }
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    assert!(root.exists(), "fixtures missing at {}", root.display());
     let mut out = Vec::new();
     for (dir, pi) in [("pi", true), ("claude-code", false)] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
             .collect();
         files.sort();
         for path in files

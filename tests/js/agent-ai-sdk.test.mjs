@@ -11,7 +11,7 @@ import {
   SUMMARY_MARK,
   budget,
   instrumentedCompactor,
-  loadSessionOrSkip,
+  loadSession,
   newStats,
   toolNames,
 } from "./replay.mjs";
@@ -99,8 +99,7 @@ function scriptedModel(turns, stats, problems) {
 }
 
 async function runLoop(t, options) {
-  const session = loadSessionOrSkip(t);
-  if (!session) return;
+  const session = loadSession();
   const { turns } = session;
   assert.ok(session.chars > 300_000, `the replay is long (${session.chars} characters)`);
   const byId = new Map(turns.flatMap((turn) => turn.steps.flatMap((s) => s.calls.map((c) => [c.id, c]))));

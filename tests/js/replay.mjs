@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 // Shared replay of a real, long pi coding session for the agent-loop tests (agent-*.test.mjs).
-// The session is read from ../shared/fixtures/pi/large-session.jsonl beside the repository and
+// The session is read from tests/fixtures/pi/large-session.jsonl (in the repository) and
 // turned into user turns of scripted model steps: each step's tool calls (name, id, arguments)
 // and the outputs the tools really returned, so a replayed conversation grows like the real one.
 import { Compactor, validateMessages } from "context-compaction";
@@ -11,7 +11,7 @@ import { parseSession, toolNames } from "./replay-session.mjs";
 
 export { parseSession, toolNames };
 
-export const fixturePath = fileURLToPath(new URL("../../../shared/fixtures/pi/large-session.jsonl", import.meta.url));
+export const fixturePath = fileURLToPath(new URL("../fixtures/pi/large-session.jsonl", import.meta.url));
 
 /** Compactor options shared by the loops: a small window so that compaction fires many times. */
 export const compactorOptions = {
@@ -25,17 +25,11 @@ export const compactorOptions = {
 export const SUMMARY_MARK = "[replay summary";
 
 /**
- * Loads the session, or returns null after skipping the test when the fixture is missing
- * (outside CI; in CI a missing fixture fails the test).
- * @returns {null | { turns: Turn[], chars: number, steps: number, calls: number }}
+ * Loads the session (a missing fixture fails the test: it belongs in the repository).
+ * @returns {{ turns: Turn[], chars: number, steps: number, calls: number }}
  */
-export function loadSessionOrSkip(t) {
-  if (!existsSync(fixturePath)) {
-    const why = `fixture missing: ${fixturePath} (the shared fixtures are not beside the repository)`;
-    if (process.env.CI) throw new Error(why);
-    t.skip(why);
-    return null;
-  }
+export function loadSession() {
+  if (!existsSync(fixturePath)) throw new Error(`fixture missing: ${fixturePath}`);
   return parseSession(readFileSync(fixturePath, "utf8"));
 }
 

@@ -1,0 +1,167 @@
+//! Context-limit errors from JS: `isContextOverflowError`, `describeContextOverflow` and
+//! `withOverflowRecovery` (force a compaction and retry once). The classification is the core's
+//! (`core::overflow`); this file turns a thrown JS value into JSON, safely, and runs the promises.
+
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use serde_json::{json, Map, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::core::overflow::{classify, Overflow};
+
+/// Fields read from an error object besides its own enumerable ones (`message`, `name` and
+/// `cause` of an `Error` are not enumerable).
+const FIELDS: [&str; 16] = [
+    "name",
+    "message",
+    "code",
+    "type",
+    "status",
+    "statusCode",
+    "responseBody",
+    "body",
+    "data",
+    "error",
+    "errors",
+    "cause",
+    "url",
+    "response",
+    "errorMessage",
+    "$metadata",
+];
+const MAX_DEPTH: usize = 6;
+const MAX_NODES: usize = 300;
+const MAX_STRING: usize = 64 * 1024;
+
+/// A JSON view of a thrown value: bounded in depth, size and length, never throwing (a getter
+/// that throws is skipped; cycles end at the depth bound).
+fn describe(value: &JsValue, depth: usize, nodes: &mut usize) -> Value {
+    *nodes += 1;
+    if depth > MAX_DEPTH || *nodes > MAX_NODES {
+        return Value::Null;
+    }
+    if let Some(s) = value.as_string() {
+        return Value::String(s.chars().take(MAX_STRING).collect());
+    }
+    if let Some(n) = value.as_f64() {
+        return serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number);
+    }
+    if let Some(b) = value.as_bool() {
+        return Value::Bool(b);
+    }
+    if Array::is_array(value) {
+        let array = Array::from(value);
+        return Value::Array(
+            array
+                .iter()
+                .take(32)
+                .map(|v| describe(&v, depth + 1, nodes))
+                .collect(),
+        );
+    }
+    if !value.is_object() {
+        return Value::Null;
+    }
+    let mut out = Map::new();
+    let mut keys: Vec<String> = FIELDS.iter().map(|k| (*k).to_string()).collect();
+    let object: &Object = value.unchecked_ref();
+    keys.extend(
+        Object::keys(object)
+            .iter()
+            .filter_map(|k| k.as_string())
+            .take(32),
+    );
+    for key in keys {
+        if out.contains_key(&key) {
+            continue;
+        }
+        let Ok(v) = Reflect::get(value, &JsValue::from_str(&key)) else {
+            continue;
+        };
+        if v.is_undefined() || v.is_null() || v.is_function() {
+            continue;
+        }
+        out.insert(key, describe(&v, depth + 1, nodes));
+    }
+    Value::Object(out)
+}
+
+fn overflow_of(error: &JsValue) -> Option<Overflow> {
+    let mut nodes = 0;
+    classify(&describe(error, 0, &mut nodes))
+}
+
+/// True when `error` is a provider's "the prompt does not fit the context window" error (OpenAI
+/// and compatible servers, Azure, Anthropic, Google, AWS Bedrock, Mistral, OpenRouter, llama.cpp),
+/// thrown directly or wrapped by the AI SDK's `APICallError`. Rate-limit and auth errors never are.
+#[wasm_bindgen(js_name = isContextOverflowError)]
+pub fn is_context_overflow_error(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue,
+) -> bool {
+    overflow_of(&error).is_some()
+}
+
+/// `{ provider, limit, requested }` of a context-limit error (numbers when the provider said
+/// them), or `null` when `error` is not one.
+#[wasm_bindgen(js_name = describeContextOverflow, unchecked_return_type = "ContextOverflow | null")]
+pub fn describe_context_overflow(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue,
+) -> JsValue {
+    match overflow_of(&error) {
+        Some(o) => super::convert::to_js(
+            &json!({"provider": o.provider, "limit": o.limit, "requested": o.requested}),
+        ),
+        None => JsValue::NULL,
+    }
+}
+
+async fn call(f: &Function, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
+    let value = f.call2(&JsValue::UNDEFINED, a, b)?;
+    JsFuture::from(Promise::resolve(&value)).await
+}
+
+/// Sends `messages`; when that fails with a context-limit error, compacts them with
+/// `compact(messages, error)` and sends the result once more. Any other error, and any error of
+/// the second attempt, is thrown as it is: it never loops.
+#[wasm_bindgen(js_name = withOverflowRecovery, skip_typescript)]
+pub fn with_overflow_recovery(send: Function, messages: JsValue, compact: Function) -> Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        match call(&send, &messages, &JsValue::UNDEFINED).await {
+            Ok(result) => Ok(result),
+            Err(error) if overflow_of(&error).is_some() => {
+                let compacted = call(&compact, &messages, &error).await?;
+                call(&send, &compacted, &JsValue::UNDEFINED).await
+            }
+            Err(error) => Err(error),
+        }
+    })
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_OVERFLOW: &'static str = r#"
+/** A recognised context-limit error. */
+export interface ContextOverflow {
+  provider: "openai" | "anthropic" | "google" | "bedrock" | "mistral" | "openrouter" | "llama.cpp" | null;
+  /** The context window the provider reported, in tokens. */
+  limit: number | null;
+  /** The tokens the request needed, as reported. */
+  requested: number | null;
+}
+/**
+ * Sends `messages`; when that fails with a context-limit error ({@link isContextOverflowError}),
+ * compacts them with `compact(messages, error)` and sends the result once more. Any other error,
+ * and any error of the second attempt, is thrown as it is: it never loops.
+ *
+ * @example
+ * const result = await withOverflowRecovery(
+ *   (messages) => generateText({ model, messages }),
+ *   history,
+ *   async (messages) => (await compactor.compact(messages, { force: true })).messages,
+ * );
+ */
+export function withOverflowRecovery<M, T>(
+  send: (messages: M[]) => T | Promise<T>,
+  messages: M[],
+  compact: (messages: M[], error: unknown) => M[] | Promise<M[]>,
+): Promise<T>;
+"#;
