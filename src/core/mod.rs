@@ -1,6 +1,7 @@
 //! The engine: pure Rust, never imports wasm-bindgen, js-sys or serde-wasm-bindgen.
 
 pub mod cut;
+pub mod driver;
 pub mod error;
 pub mod estimate;
 pub mod message;

@@ -4,73 +4,26 @@
 //! calls do not interfere. Any failure leaves the caller's array untouched and rejects with a
 //! `CompactionError`.
 
-use super::call::{call_once, is_aborted, pause, reason, Batch, CallError};
-use super::compactor::{Analyzed, Callbacks, Inner};
+use super::analyze::{Analyzed, Inner};
 use super::convert::{originals, outgoing, to_js};
-use super::error::to_js as error_to_js;
-use crate::core::error::{Error, ErrorCode};
-use crate::core::estimate::Estimator;
-use crate::core::message::Message;
-use crate::core::options::Options;
+use super::summarize::{execute, Exec};
+use crate::core::driver::next_round;
 use crate::core::plan::Disposition;
-use crate::core::plan::Plan;
-use crate::core::render::Rendered;
-use crate::core::render::{render, Origin};
-use crate::core::summary::job::{PieceRequest, SummaryJob};
-use crate::core::summary::prompt::Templates;
-use js_sys::{Array, Function, Object, Reflect};
+use crate::core::render::Origin;
+use js_sys::{Array, Object, Reflect};
 use serde_json::json;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+
+fn set(obj: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+}
 
 /// What the caller passed as the second argument.
 pub struct CallOptions {
     pub instructions: Option<String>,
     pub signal: JsValue,
     pub force: bool,
-}
-
-/// What one compaction's summarizer calls need from the object that runs them (a `Compactor`
-/// or a `Session`).
-pub struct Exec<'a> {
-    pub options: &'a Options,
-    pub callbacks: &'a Callbacks,
-    pub estimator: &'a Estimator,
-    /// The workstream state so far (a session's), shown to the summarizer as `request.state`.
-    pub state: Option<&'a serde_json::Value>,
-}
-
-/// The result of [`execute`].
-pub struct Executed {
-    /// The summary (`None` when the plan only drops).
-    pub summary: Option<String>,
-    /// The digest as JSON (null without a summary).
-    pub digest: serde_json::Value,
-    /// The compacted context.
-    pub rendered: Vec<Rendered>,
-    /// Its estimated tokens.
-    pub tokens_after: usize,
-    /// The workstream state deltas the summarizer returned (`{ summary, state }` answers), in
-    /// the order of the pieces.
-    pub state_deltas: Vec<serde_json::Value>,
-}
-
-/// The retry and timeout numbers of one summarizer call.
-#[derive(Clone, Copy)]
-struct Limits {
-    retries: u32,
-    retry_delay_ms: u64,
-    timeout_ms: u64,
-}
-
-impl Limits {
-    fn of(o: &Options) -> Limits {
-        Limits {
-            retries: o.settings.retries,
-            retry_delay_ms: o.retry_delay_ms,
-            timeout_ms: o.timeout_ms,
-        }
-    }
 }
 
 pub fn call_options(value: &JsValue) -> CallOptions {
@@ -86,312 +39,6 @@ pub fn call_options(value: &JsValue) -> CallOptions {
         signal: get("signal"),
         force: get("force").as_bool().unwrap_or(false),
     }
-}
-
-fn fail(code: ErrorCode, message: impl Into<String>, cause: Option<&JsValue>) -> JsValue {
-    error_to_js(&Error::new(code, message), cause)
-}
-
-fn set(obj: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
-
-/// The summary text of an answer: a string, or `{ summary: string }`.
-fn answer_text(answer: &JsValue) -> Option<String> {
-    answer.as_string().or_else(|| {
-        answer
-            .is_object()
-            .then(|| Reflect::get(answer, &JsValue::from_str("summary")).ok())
-            .flatten()
-            .and_then(|s| s.as_string())
-    })
-}
-
-/// The workstream state delta of an answer `{ summary, state }`, validated (seed 004's fields).
-fn state_delta(answer: &JsValue) -> Result<Option<serde_json::Value>, JsValue> {
-    if !answer.is_object() {
-        return Ok(None);
-    }
-    let state = Reflect::get(answer, &JsValue::from_str("state")).unwrap_or(JsValue::UNDEFINED);
-    if state.is_undefined() || state.is_null() {
-        return Ok(None);
-    }
-    let value: serde_json::Value = serde_wasm_bindgen::from_value(state).map_err(|e| {
-        fail(
-            ErrorCode::SummarizerFailed,
-            format!("the summarizer's state is not plain data: {e}"),
-            None,
-        )
-    })?;
-    crate::core::session::workstream::validate_delta(&value).map_err(|e| {
-        fail(
-            ErrorCode::SummarizerFailed,
-            format!("the summarizer's state delta is invalid: {}", e.message),
-            None,
-        )
-    })?;
-    Ok(Some(value))
-}
-
-/// The default templates with the caller's replacements.
-fn templates(prompts: &crate::core::options::Prompts) -> Templates {
-    let mut t = Templates::default();
-    let pairs = [
-        (&prompts.system, &mut t.system),
-        (&prompts.history, &mut t.history),
-        (&prompts.update, &mut t.update),
-        (&prompts.turn_prefix, &mut t.turn_prefix),
-        (&prompts.chunk, &mut t.chunk),
-        (&prompts.rollup, &mut t.rollup),
-    ];
-    for (given, slot) in pairs {
-        if let Some(text) = given {
-            slot.clone_from(text);
-        }
-    }
-    t
-}
-
-fn request_object(piece: &PieceRequest, all: &Array, state: Option<&serde_json::Value>) -> Object {
-    let obj = Object::new();
-    if let Some(state) = state {
-        set(&obj, "state", &to_js(state));
-    }
-    set(&obj, "purpose", &JsValue::from_str(piece.purpose.as_str()));
-    set(&obj, "system", &JsValue::from_str(&piece.system));
-    set(&obj, "prompt", &JsValue::from_str(&piece.prompt));
-    set(&obj, "transcript", &JsValue::from_str(&piece.transcript));
-    set(
-        &obj,
-        "messages",
-        &piece
-            .message_indices
-            .iter()
-            .map(|&i| all.get(u32::try_from(i).unwrap_or(u32::MAX)))
-            .collect::<Array>(),
-    );
-    if let Some(p) = &piece.previous_summary {
-        set(&obj, "previousSummary", &JsValue::from_str(p));
-    }
-    if let Some(i) = &piece.instructions {
-        set(&obj, "instructions", &JsValue::from_str(i));
-    }
-    set(
-        &obj,
-        "maxTokens",
-        &JsValue::from_f64(piece.max_tokens as f64),
-    );
-    set(&obj, "round", &JsValue::from_f64(f64::from(piece.round)));
-    obj
-}
-
-/// Asks for one piece: calls with retries and exponential backoff on failures, timeouts and
-/// answers that are not text; an abort ends it at once.
-async fn ask(
-    o: Limits,
-    summarize: Function,
-    request: Object,
-    signal: JsValue,
-) -> Result<JsValue, JsValue> {
-    let mut last = fail(
-        ErrorCode::SummarizerFailed,
-        "the summarizer was not called",
-        None,
-    );
-    for attempt in 0..=o.retries {
-        if attempt > 0 {
-            let delay = o
-                .retry_delay_ms
-                .saturating_mul(1u64 << (attempt - 1).min(16));
-            pause(delay, &signal).await.map_err(|why| aborted(&why))?;
-        }
-        match call_once(&summarize, &request, o.timeout_ms, &signal).await {
-            Err(CallError::Aborted(why)) => return Err(aborted(&why)),
-            Err(CallError::Timeout) => {
-                last = fail(
-                    ErrorCode::Timeout,
-                    format!("the summarizer did not answer within {} ms", o.timeout_ms),
-                    None,
-                )
-            }
-            Err(CallError::Failed(cause)) => {
-                last = fail(
-                    ErrorCode::SummarizerFailed,
-                    "the summarizer failed",
-                    Some(&cause),
-                )
-            }
-            Ok(answer) => match answer_text(&answer) {
-                Some(_) => return Ok(answer),
-                None => {
-                    last = fail(
-                        ErrorCode::SummarizerFailed,
-                        "the summarizer returned neither a string nor { summary: string }",
-                        Some(&answer),
-                    )
-                }
-            },
-        }
-    }
-    Err(last)
-}
-
-/// One summarizer call outside a compaction job (e.g. a memory-block compaction), with the
-/// timeout, retries and abort of the options; the answer must be non-empty text.
-pub async fn summarize_once(
-    exec: &Exec<'_>,
-    purpose: &str,
-    system: &str,
-    prompt: &str,
-    max_tokens: usize,
-    signal: &JsValue,
-) -> Result<String, JsValue> {
-    let Some(summarize) = exec.callbacks.summarize.clone() else {
-        return Err(error_to_js(
-            &Error::invalid_option("summarize", "a summarize function is required"),
-            None,
-        ));
-    };
-    let obj = Object::new();
-    set(&obj, "purpose", &JsValue::from_str(purpose));
-    set(&obj, "system", &JsValue::from_str(system));
-    set(&obj, "prompt", &JsValue::from_str(prompt));
-    set(&obj, "transcript", &JsValue::from_str(prompt));
-    set(&obj, "messages", &Array::new());
-    set(&obj, "maxTokens", &JsValue::from_f64(max_tokens as f64));
-    set(&obj, "round", &JsValue::from_f64(1.0));
-    let answer = ask(Limits::of(exec.options), summarize, obj, signal.clone()).await?;
-    match answer_text(&answer) {
-        Some(text) if !text.trim().is_empty() => Ok(text),
-        _ => Err(fail(
-            ErrorCode::SummaryEmpty,
-            "the summarizer returned an empty summary",
-            None,
-        )),
-    }
-}
-
-fn aborted(why: &JsValue) -> JsValue {
-    fail(
-        ErrorCode::Aborted,
-        "compaction aborted by the caller's signal",
-        Some(why),
-    )
-}
-
-/// Runs the pieces that may run now in parallel, then validates each answer; an answer the job
-/// rejects (empty, not smaller) is asked again, up to the retries.
-async fn run_batch(
-    exec: &Exec<'_>,
-    summarize: &Function,
-    job: &mut SummaryJob<'_>,
-    pieces: &[PieceRequest],
-    all: &Array,
-    signal: &JsValue,
-    deltas: &mut Vec<serde_json::Value>,
-) -> Result<(), JsValue> {
-    let limits = Limits::of(exec.options);
-    // Siblings share a batch signal: the first failure aborts the others.
-    let batch = Batch::new(signal);
-    let batch_signal = batch.signal();
-    let promises: Array = pieces
-        .iter()
-        .map(|piece| {
-            let ask = ask(
-                limits,
-                summarize.clone(),
-                request_object(piece, all, exec.state),
-                batch_signal.clone(),
-            );
-            JsValue::from(wasm_bindgen_futures::future_to_promise(ask))
-        })
-        .collect();
-    let answers = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all(&promises)).await;
-    if let Err(e) = &answers {
-        batch.abort(e);
-    }
-    batch.close();
-    let answers = answers?;
-    let answers = Array::from(&answers);
-    for (k, piece) in pieces.iter().enumerate() {
-        let mut answer = answers.get(u32::try_from(k).unwrap_or(u32::MAX));
-        let mut attempt = 0;
-        loop {
-            let text = answer_text(&answer).unwrap_or_default();
-            match job.submit(piece.id, &text) {
-                Ok(()) => {
-                    if let Some(delta) = state_delta(&answer)? {
-                        deltas.push(delta);
-                    }
-                    break;
-                }
-                Err(e) if attempt >= limits.retries => return Err(error_to_js(&e, None)),
-                Err(_) => {
-                    attempt += 1;
-                    answer = ask(
-                        limits,
-                        summarize.clone(),
-                        request_object(piece, all, exec.state),
-                        signal.clone(),
-                    )
-                    .await?;
-                }
-            }
-        }
-        progress(exec.callbacks, job);
-    }
-    Ok(())
-}
-
-fn progress(callbacks: &Callbacks, job: &SummaryJob<'_>) {
-    if let Some(f) = &callbacks.on_progress {
-        let (done, total) = job.progress();
-        let _ = f.call1(
-            &JsValue::UNDEFINED,
-            &to_js(&json!({"done": done, "total": total})),
-        );
-    }
-}
-
-/// Asks `onBeforeCompaction`; `Ok(None)`: go on; `Ok(Some(None))`: cancelled; `Ok(Some(Some(s)))`:
-/// the hook supplied the summary.
-async fn before_hook(
-    callbacks: &Callbacks,
-    tokens_before: usize,
-    all: &Array,
-) -> Result<Option<Option<String>>, JsValue> {
-    let Some(hook) = &callbacks.on_before else {
-        return Ok(None);
-    };
-    let event = to_js(&json!({"tokensBefore": tokens_before}));
-    set(event.unchecked_ref(), "messages", all);
-    let value = hook.call1(&JsValue::UNDEFINED, &event).map_err(|e| {
-        fail(
-            ErrorCode::SummarizerFailed,
-            "onBeforeCompaction threw",
-            Some(&e),
-        )
-    })?;
-    let value = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value))
-        .await
-        .map_err(|e| {
-            fail(
-                ErrorCode::SummarizerFailed,
-                "onBeforeCompaction rejected",
-                Some(&e),
-            )
-        })?;
-    let cancel = value.is_object()
-        && Reflect::get(&value, &JsValue::from_str("cancel")).ok() == Some(JsValue::TRUE);
-    if value == JsValue::FALSE || cancel {
-        return Ok(Some(None));
-    }
-    if value.is_object() {
-        if let Some(summary) = answer_text(&value) {
-            return Ok(Some(Some(summary)));
-        }
-    }
-    Ok(None)
 }
 
 fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
@@ -448,8 +95,7 @@ pub async fn compact(
     if automatic && !call.force {
         // Below the trigger nothing is copied or planned: cached counts decide.
         let q = inner.quick(&messages)?;
-        let off =
-            inner.state.borrow().consecutive_failures >= inner.options.max_consecutive_failures;
+        let off = inner.state.borrow().breaker.is_open();
         if off || !q.should_compact {
             let warning = if off {
                 "automatic compaction is off after repeated failures; call compact() to retry"
@@ -473,7 +119,7 @@ pub async fn compact(
     let tokens_before = a.estimate.total;
     if automatic {
         let state = inner.state.borrow();
-        if state.consecutive_failures >= inner.options.max_consecutive_failures {
+        if state.breaker.is_open() {
             return Ok(unchanged(
                 &a,
                 tokens_before,
@@ -493,10 +139,10 @@ pub async fn compact(
         let mut state = inner.state.borrow_mut();
         match &outcome {
             Ok(_) => {
-                state.consecutive_failures = 0;
+                state.breaker.success();
                 state.compactions += 1;
             }
-            Err(_) if automatic => state.consecutive_failures += 1,
+            Err(_) if automatic => state.breaker.failure(),
             Err(_) => {}
         }
     }
@@ -511,11 +157,10 @@ async fn run(
     tokens_before: usize,
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
-    let round = if plan.previous_summary.is_some() {
-        inner.state.borrow().compactions.max(1) + 1
-    } else {
-        1
-    };
+    let round = next_round(
+        plan.previous_summary.is_some(),
+        inner.state.borrow().compactions,
+    );
     let exec = Exec {
         options: &inner.options,
         callbacks: &inner.callbacks,
@@ -573,113 +218,4 @@ async fn run(
         &originals(&a.incoming, removed.into_iter()),
     );
     Ok(result)
-}
-
-/// Runs one compaction's summarizer calls and renders the result: the `onBeforeCompaction` hook
-/// (which may cancel: `Ok(None)`, or supply the summary), the pieces of the summary job with
-/// timeout, abort and retries, the no-progress check, then `onAfterCompaction`. `all` holds the
-/// caller's objects of `messages` (index-aligned), for the requests and the hook events. Nothing
-/// of the caller's is changed; any failure is a `CompactionError`.
-#[allow(clippy::too_many_arguments)]
-pub async fn execute(
-    exec: &Exec<'_>,
-    messages: &[Message],
-    all: &Array,
-    plan: &Plan,
-    call: &CallOptions,
-    automatic: bool,
-    round: u32,
-    tokens_before: usize,
-) -> Result<Option<Executed>, JsValue> {
-    let summarizes = plan
-        .dispositions
-        .iter()
-        .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
-    let mut summary_text = None;
-    let mut digest = serde_json::Value::Null;
-    let mut deltas = Vec::new();
-    if summarizes {
-        match before_hook(exec.callbacks, tokens_before, all).await? {
-            Some(None) => return Ok(None),
-            Some(Some(text)) => summary_text = Some(text),
-            None => {}
-        }
-        if summary_text.is_none() {
-            let Some(summarize) = exec.callbacks.summarize.clone() else {
-                return Err(error_to_js(
-                    &Error::invalid_option(
-                        "summarize",
-                        "a summarize function is required to compact with a summary",
-                    ),
-                    None,
-                ));
-            };
-            let templates = templates(&exec.options.prompts);
-            let estimate = |t: &str| exec.estimator.counter.count(t);
-            let mut job = SummaryJob::new(
-                messages,
-                plan,
-                &exec.options.settings,
-                templates,
-                None,
-                call.instructions.clone(),
-                round,
-                &estimate,
-            )
-            .map_err(|e| error_to_js(&e, None))?;
-            loop {
-                let pieces = job.next();
-                if pieces.is_empty() {
-                    break;
-                }
-                if is_aborted(&call.signal) {
-                    return Err(aborted(&reason(&call.signal)));
-                }
-                run_batch(
-                    exec,
-                    &summarize,
-                    &mut job,
-                    &pieces,
-                    all,
-                    &call.signal,
-                    &mut deltas,
-                )
-                .await?;
-            }
-            let finished = job.finish().map_err(|e| error_to_js(&e, None))?;
-            let d = &finished.digest;
-            digest = json!({
-                "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
-                "errors": d.errors, "userRequests": d.user_requests,
-            });
-            summary_text = Some(finished.summary);
-        }
-    } else if is_aborted(&call.signal) {
-        return Err(aborted(&reason(&call.signal)));
-    }
-    let rendered = render(
-        messages,
-        plan,
-        summary_text.as_deref(),
-        &exec.options.settings.summary,
-        automatic,
-    );
-    let out_messages: Vec<_> = rendered.iter().map(|r| r.message.clone()).collect();
-    let tokens_after = exec.estimator.total(&out_messages);
-    if tokens_after >= tokens_before {
-        return Err(fail(ErrorCode::NoProgress, format!("the compacted context ({tokens_after} tokens) is not smaller than the original ({tokens_before})"), None));
-    }
-    if let Some(hook) = &exec.callbacks.on_after {
-        let event = to_js(
-            &json!({"tokensBefore": tokens_before, "tokensAfter": tokens_after, "compactedTokens": tokens_before - tokens_after}),
-        );
-        let _ = hook.call1(&JsValue::UNDEFINED, &event);
-    }
-    Ok(Some(Executed {
-        summary: summary_text,
-        digest,
-        rendered,
-        tokens_after,
-        state_deltas: deltas,
-    }))
 }

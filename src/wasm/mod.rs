@@ -1,6 +1,7 @@
 //! The only JS-aware code: exported functions and classes, the error helper and the hooks that the
 //! package's JS entry points register at load time.
 
+pub mod analyze;
 pub mod call;
 pub mod compact;
 pub mod compactor;
@@ -9,8 +10,11 @@ pub mod env;
 pub mod error;
 pub mod functions;
 pub mod identity;
+pub mod options;
 pub mod overflow;
 pub mod session;
 pub mod session_compact;
+pub mod session_types;
+pub mod summarize;
 pub mod tokens;
 pub mod types;

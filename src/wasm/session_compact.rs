@@ -10,11 +10,12 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::compact::{call_options, execute, summarize_once, Exec, Executed};
-use super::compactor::estimator_for;
+use super::compact::call_options;
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
+use super::options::estimator_for;
 use super::session::{snapshot_originals, Inner, Session};
+use super::summarize::{execute, summarize_once, Exec, Executed};
 use crate::core::error::Error;
 use crate::core::message::Part;
 use crate::core::plan::Disposition;

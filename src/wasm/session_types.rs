@@ -1,0 +1,105 @@
+//! The TypeScript declarations of `Session` (generic over the caller's message type).
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SESSION: &'static str = r#"
+/** Options of a `Session`: every `Compactor` option, plus the session's own. */
+export interface SessionOptions<M = object> extends CompactorOptions<M> {
+  /** The session's id, written in the log header. Default: 16 random hex digits. */
+  sessionId?: string;
+  /**
+   * Start summarizing in the background once the context reaches this fraction of the usable
+   * window (window − reserve − safety margin), e.g. `0.75`. The conversation goes on meanwhile;
+   * `prepare()` waits only when the trigger is reached before the summary is ready. Default: off.
+   */
+  background?: number | false;
+}
+/** `check()` of a session: the trigger state, and whether the background threshold is passed. */
+export interface SessionCheck extends CheckResult {
+  /** Past the background threshold but below the trigger. */
+  background: boolean;
+}
+/** A prompt-cache point (seed 003's rules): the tail, the end of the previous turn, the pre-tail. */
+export interface CachePointInfo { index: number; kind: "tail" | "previous-turn" | "pre-tail" }
+/** The live context. `messages` are your own objects where unchanged. */
+export interface RenderResult<M = object> {
+  messages: M[];
+  /** Tokens of the context (calibrated by the latest recorded usage). */
+  tokens: number;
+  /** Indices into `messages`, most important first. */
+  cachePoints: CachePointInfo[];
+  /** Index of the summary message, or null. */
+  summaryIndex: number | null;
+  format: Exclude<MessageFormat, "auto"> | null;
+}
+export interface RenderOptions {
+  /**
+   * Anthropic format only: put `cache_control` markers on the cache points (default true), never
+   * more than the API's 4 per request together with markers already in your messages.
+   */
+  cacheControl?: boolean;
+  /** Breakpoints you use elsewhere in the request (system prompt, tools); default 0. */
+  reservedCachePoints?: number;
+}
+export interface SessionEntry {
+  id: string;
+  parentId: string | null;
+  type: "message" | "compaction" | "prune" | "branch" | "usage" | "note" | "notesCompacted";
+}
+export interface SessionCompactResult<M = object> extends CompactResult<M> {
+  /** The compaction entry's id, or null when nothing was compacted. */
+  entryId: string | null;
+  /** The workstream state after the compaction, when the summarizer keeps one. */
+  state?: WorkstreamState | null;
+}
+/**
+ * A stateful conversation: an append-only JSONL log (messages, compactions, prunes, branch points,
+ * usage) and the live context built from it. Messages are converted once, when appended, so
+ * `check()` costs O(1) and `append()` O(new messages) however long the history.
+ */
+export declare class Session<M extends object = object> {
+  constructor(options: SessionOptions<M>);
+  /** Reads a log written by `toJSONL()` / `flush()`. */
+  static fromJSONL<M extends object = object>(text: string, options: SessionOptions<M>): Session<M>;
+  /** Imports a pi or Claude Code session file, keeping the compactions the agent recorded. */
+  static fromSessionFile<M extends object = object>(text: string, source: "pi" | "claude-code", options: SessionOptions<M>): Session<M>;
+  /** Appends a message or messages; returns their entry ids. */
+  append(messages: M | readonly M[]): string[];
+  /** Records the provider's usage of the latest response (calibrates the count). */
+  recordUsage(usage: TokenUsage): string;
+  /** The trigger state in O(1). */
+  check(): SessionCheck;
+  /** The live context, with cache points. */
+  render(options?: RenderOptions): RenderResult<M>;
+  /**
+   * Compacts now (waits for a compaction already running). Messages appended while the summary is
+   * written stay after it; rejects with `CONFLICT` if the log changed otherwise, changing nothing.
+   */
+  compact(options?: CompactCallOptions): Promise<SessionCompactResult<M>>;
+  /**
+   * The render pipeline before a request: compacts when the trigger fires (or `force`), starts a
+   * background compaction past the `background` threshold, then renders.
+   */
+  prepare(options?: CompactCallOptions & RenderOptions): Promise<RenderResult<M>>;
+  /** The whole log. `Session.fromJSONL(s.toJSONL()).toJSONL()` is byte-identical. */
+  toJSONL(): string;
+  /** The log lines added since the previous `flush()` (the header the first time). */
+  flush(): string;
+  /** A new session from an entry: before a compaction it undoes it, after one it keeps it. */
+  branch(entryId: string): Session<M>;
+  entries(): SessionEntry[];
+  /** Adds a note to the memory block; `prepare()` condenses the oldest 10 once there are 15. */
+  addNote(text: string): string;
+  /** The memory block; put `text` in your system prompt. */
+  memory(): { summary: string | null; notes: string[]; text: string | null };
+  /** Grows with every change of the log. */
+  readonly version: number;
+  /** True while a compaction (foreground or background) runs. */
+  readonly isCompacting: boolean;
+  /** The session's id (null until the first message). */
+  readonly id: string | null;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+"#;
