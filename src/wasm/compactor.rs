@@ -185,7 +185,7 @@ impl Compactor {
         let a = self.inner.analyze(&messages)?;
         let cost = |p: &Part| a.estimator.part_tokens(p);
         let (supersede, style) = match &self.inner.options.settings.plan.prune {
-            Some(p) => (p.supersede, p.style.clone()),
+            Some(p) => (p.supersede, p.style.at(js_sys::Date::now() as i64)),
             None => (
                 true,
                 prune::Style::OpenCode(prune::OpenCodeOptions::default()),

@@ -249,10 +249,19 @@ impl Inner {
             None => throw(detect(&Value::Array(json.clone())))?,
         };
         let import = import_one(format);
+        // A message whose format records no time is stamped with the time it was appended
+        // (written in its log entry), so that cache-lifetime pruning can age it.
+        #[allow(clippy::cast_possible_truncation)]
+        let now = js_sys::Date::now() as i64;
         let messages: Vec<Message> = json
             .iter()
             .enumerate()
-            .map(|(i, v)| import(v, &format!("messages[{i}]")))
+            .map(|(i, v)| {
+                import(v, &format!("messages[{i}]")).map(|mut m| {
+                    m.timestamp.get_or_insert(now);
+                    m
+                })
+            })
             .collect::<Result<_, _>>()
             .map_err(|e| error_to_js(&e, None))?;
         if state.core.is_none() {

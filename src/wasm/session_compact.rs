@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Function, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -20,6 +20,7 @@ use crate::core::error::Error;
 use crate::core::message::Part;
 use crate::core::plan::Disposition;
 use crate::core::prepare::{prepare, History};
+use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, workstream, Outcome, Pressure};
 use crate::formats::Format;
 
@@ -277,6 +278,23 @@ impl Session {
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             let force = call_options(&options).force;
+            // Seed 003's first render step: hide tool results older than the cache lifetime.
+            if let Some(Style::Ttl(ttl)) =
+                inner.options.settings.plan.prune.as_ref().map(|p| &p.style)
+            {
+                let now = Reflect::get(&options, &JsValue::from_str("now"))
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or_else(js_sys::Date::now);
+                #[allow(clippy::cast_possible_truncation)]
+                let ttl = TtlOptions {
+                    now: now as i64,
+                    ..ttl.clone()
+                };
+                if let Some(core) = inner.state.borrow_mut().core.as_mut() {
+                    core.prune_ttl(&ttl);
+                }
+            }
             let pressure = {
                 let state = inner.state.borrow();
                 state.core.as_ref().map(|c| c.pressure().1)

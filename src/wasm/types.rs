@@ -40,7 +40,9 @@ export type PruneOptions =
   | "supersede"
   | { style: "supersede"; supersede?: boolean }
   | { style: "opencode"; supersede?: boolean; protectTurns?: number; protectTokens?: number; minimum?: number; protectedTools?: string[]; placeholder?: string }
-  | { style: "anthropic"; supersede?: boolean; keep?: number; clearAtLeast?: number; excludeTools?: string[]; clearToolInputs?: boolean; placeholder?: string };
+  | { style: "anthropic"; supersede?: boolean; keep?: number; clearAtLeast?: number; excludeTools?: string[]; clearToolInputs?: boolean; placeholder?: string }
+  /** Cache-lifetime pruning: tool results older than `ttlMs` (default 300,000) are hidden, except the newest `keepRecent` (default 3). A `Session` applies it first in `prepare()`. */
+  | { style: "ttl"; supersede?: boolean; ttlMs?: number; keepRecent?: number; replacement?: string };
 
 /** One call of your summarizer. */
 export interface SummaryRequest<M = object> {

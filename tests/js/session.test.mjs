@@ -314,3 +314,28 @@ test("memory block: at 15 notes the oldest 10 are condensed, blending the previo
   assert.match(requests[1].prompt, /<previous-summary>\nmemory summary 1\n/);
   assert.deepEqual(Session.fromJSONL(s.toJSONL(), base).memory(), s.memory());
 });
+
+test("TTL pruning runs first in prepare(): expired tool results are hidden behind the replacement, in the log", async () => {
+  const t0 = Date.parse("2026-01-01T00:00:00Z");
+  const pi = (i, at) => [
+    { role: "user", content: [{ type: "text", text: `request ${i}` }], timestamp: at },
+    { role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "read", arguments: { path: `f${i}` } }], timestamp: at },
+    { role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: `contents ${i} `.repeat(50) }], isError: false, timestamp: at },
+  ];
+  const s = new Session({ contextWindow: 100_000, format: "pi", prune: { style: "ttl", ttlMs: 60_000, keepRecent: 1, replacement: "[expired]" } });
+  s.append([...pi(0, t0), ...pi(1, t0 + 1_000), ...pi(2, t0 + 120_000)]);
+  const before = s.render().tokens;
+  const r = await s.prepare({ now: t0 + 130_000 });
+  const results = r.messages.filter((m) => m.role === "toolResult");
+  assert.deepEqual(results.map((m) => m.content[0].text.startsWith("[expired]")), [true, true, false], "older than 60 s and not the newest");
+  assert.ok(r.tokens < before);
+  assert.ok(s.entries().some((e) => e.type === "prune"));
+  // Hidden parts survive a reload; the messages themselves are still in the log.
+  const text = s.toJSONL();
+  assert.ok(text.includes("contents 0"));
+  assert.deepEqual(Session.fromJSONL(text, { contextWindow: 100_000 }).render().messages, s.render().messages);
+  // Nothing new expires: no second prune entry.
+  await s.prepare({ now: t0 + 131_000 });
+  assert.equal(s.entries().filter((e) => e.type === "prune").length, 1);
+  assert.throws(() => new Session({ contextWindow: 1000, prune: { style: "ttl", ttlMs: 0 } }), (e) => e.code === "INVALID_OPTIONS");
+});

@@ -12,7 +12,9 @@ use crate::core::message::Role;
 use crate::core::models::model_info;
 use crate::core::plan::{PruneSettings, Strategy};
 use crate::core::preset::Preset;
-use crate::core::prune::{ClearToolInputs, ClearToolUsesOptions, OpenCodeOptions, Style};
+use crate::core::prune::{
+    ClearToolInputs, ClearToolUsesOptions, OpenCodeOptions, Style, TtlOptions,
+};
 use crate::core::settings::Settings;
 use crate::core::tokens::EncodingName;
 use crate::core::trigger::Trigger;
@@ -331,7 +333,8 @@ fn strategy(value: &Value) -> Result<Strategy> {
     Ok(s)
 }
 
-/// `false` (never), `"supersede"`, or `{ style: "supersede" | "opencode" | "anthropic", supersede?, ... }`.
+/// `false` (never), `"supersede"`, or `{ style: "supersede" | "opencode" | "anthropic" | "ttl",
+/// supersede?, ... }`. The TTL style's present is the time of each call.
 fn prune(value: &Value) -> Result<Option<PruneSettings>> {
     match value {
         Value::Bool(false) => return Ok(None),
@@ -345,7 +348,7 @@ fn prune(value: &Value) -> Result<Option<PruneSettings>> {
     }
     let r = Reader::new(value, "prune")?;
     let kind = r
-        .choice("style", &["supersede", "opencode", "anthropic"])?
+        .choice("style", &["supersede", "opencode", "anthropic", "ttl"])?
         .unwrap_or("supersede");
     let supersede = r.boolean("supersede")?.unwrap_or(true);
     let style = match kind {
@@ -390,6 +393,19 @@ fn prune(value: &Value) -> Result<Option<PruneSettings>> {
                 o.placeholder = p.into();
             }
             Style::Anthropic(o)
+        }
+        "ttl" => {
+            let mut o = TtlOptions::new(0);
+            if let Some(n) = r.count("ttlMs", 1)? {
+                o.ttl_ms = i64::try_from(n).unwrap_or(i64::MAX);
+            }
+            if let Some(n) = r.count("keepRecent", 0)? {
+                o.keep_recent = n;
+            }
+            if let Some(p) = r.string("replacement")? {
+                o.replacement = p.into();
+            }
+            Style::Ttl(o)
         }
         _ => Style::None,
     };

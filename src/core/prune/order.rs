@@ -20,6 +20,16 @@ pub enum Style {
     Ttl(TtlOptions),
 }
 
+impl Style {
+    /// The style at time `now` (milliseconds since the Unix epoch): the TTL style's present.
+    pub fn at(&self, now: i64) -> Style {
+        match self {
+            Style::Ttl(t) => Style::Ttl(TtlOptions { now, ..t.clone() }),
+            other => other.clone(),
+        }
+    }
+}
+
 /// Supersession (when `supersede`), then `style` on the history with those reads already
 /// replaced. The style sees superseded results at their reduced cost (they still count toward
 /// OpenCode's protected total and Anthropic's kept tool uses) but never acts on them, so no part
