@@ -1,4 +1,5 @@
-//! Every real session (pi, Claude Code) imported into a Session, with the agent's own compactions,
+//! Every real session (pi, Claude Code, and each Claude Code session as a sub-agent transcript)
+//! imported into a Session, with the agent's own compactions,
 //! then compacted again and again with a deterministic summarizer down to a small window, exported
 //! and reloaded: the live context never gains a tool-pair violation, nothing is lost from the log,
 //! every compaction shrinks the context under the trigger, and the round trip is byte-identical.
@@ -42,7 +43,18 @@ fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
                 claude_code::import_claude_code(&text)
             }
             .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-            out.push((path, imported));
+            out.push((path.clone(), imported));
+            if !pi {
+                // The same conversation as a sub-agent transcript: every entry a sidechain entry.
+                let side = as_subagent(&text);
+                let imported = claude_code::import_claude_code(&side).unwrap();
+                assert!(
+                    !imported.messages.is_empty(),
+                    "{}: sub-agent variant",
+                    path.display()
+                );
+                out.push((path.with_extension("subagent.jsonl"), imported));
+            }
         }
     }
     assert!(
@@ -51,6 +63,22 @@ fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
         out.len()
     );
     out
+}
+
+fn as_subagent(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if let Some(o) = v.as_object_mut() {
+                if o.contains_key("isSidechain") {
+                    o.insert("isSidechain".into(), Value::Bool(true));
+                }
+            }
+            v.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn config(window: usize) -> Config {
