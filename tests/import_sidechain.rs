@@ -9,6 +9,8 @@
     clippy::panic
 )]
 
+mod common;
+
 use std::path::PathBuf;
 
 use context_compaction::formats::claude_code::import_claude_code;
@@ -22,29 +24,13 @@ fn fixture(name: &str) -> String {
         .unwrap_or_else(|e| panic!("fixture missing at {}: {e}", path.display()))
 }
 
-fn all_sidechain(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            if let Some(o) = v.as_object_mut() {
-                if o.contains_key("isSidechain") {
-                    o.insert("isSidechain".into(), Value::Bool(true));
-                }
-            }
-            v.to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn a_subagent_transcript_imports_as_its_messages() {
     for name in ["tool_heavy.jsonl", "subagent.jsonl", "short.jsonl"] {
         let text = fixture(name);
         let main = import_claude_code(&text).unwrap();
         assert!(!main.messages.is_empty(), "{name}");
-        let side = import_claude_code(&all_sidechain(&text)).unwrap();
+        let side = import_claude_code(&common::as_subagent(&text)).unwrap();
         assert_eq!(
             side.messages, main.messages,
             "{name}: the same conversation"

@@ -10,6 +10,8 @@
     clippy::panic
 )]
 
+mod common;
+
 use std::path::PathBuf;
 
 use context_compaction::core::error::Result;
@@ -46,7 +48,7 @@ fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
             out.push((path.clone(), imported));
             if !pi {
                 // The same conversation as a sub-agent transcript: every entry a sidechain entry.
-                let side = as_subagent(&text);
+                let side = common::as_subagent(&text);
                 let imported = claude_code::import_claude_code(&side).unwrap();
                 assert!(
                     !imported.messages.is_empty(),
@@ -63,22 +65,6 @@ fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
         out.len()
     );
     out
-}
-
-fn as_subagent(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            if let Some(o) = v.as_object_mut() {
-                if o.contains_key("isSidechain") {
-                    o.insert("isSidechain".into(), Value::Bool(true));
-                }
-            }
-            v.to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn config(window: usize) -> Config {

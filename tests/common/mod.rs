@@ -235,3 +235,20 @@ pub fn read_output(id: &str, text: &str) -> Message {
         }],
     )
 }
+
+/// A Claude Code transcript as a sub-agent transcript: every entry marked `isSidechain: true`.
+pub fn as_subagent(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if let Some(o) = v.as_object_mut() {
+                if o.contains_key("isSidechain") {
+                    o.insert("isSidechain".into(), serde_json::Value::Bool(true));
+                }
+            }
+            v.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -15,7 +15,7 @@ use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::Message;
 use crate::core::plan::truncate::truncate_part;
 use crate::core::plan::{Disposition, Plan};
-use crate::core::prune;
+use crate::core::prune::{self, PruneAction};
 
 use super::entry::{Compaction, Entry, EntryKind, Hidden};
 use super::view::replacement_of;
@@ -198,44 +198,47 @@ pub fn entries_for(
 
 /// The parts of kept messages the plan prunes or truncates, as hidden parts.
 fn hidden_by(snapshot: &Snapshot, plan: &Plan) -> Vec<Hidden> {
-    let mut out = Vec::new();
-    for action in &plan.pruned {
-        let (Some(Source::Entry(id)), Some(m)) = (
-            snapshot.sources.get(action.message),
-            snapshot.messages.get(action.message),
-        ) else {
-            continue;
-        };
-        let Some(part) = m.parts.get(action.part) else {
-            continue;
-        };
-        if let Some(replacement) =
-            prune::replaced(part, &action.kind).and_then(|p| replacement_of(&p))
-        {
-            out.push(Hidden {
-                entry_id: id.clone(),
-                part: action.part,
-                replacement,
-            });
-        }
-    }
+    let mut out = hidden_of(snapshot, &plan.pruned);
     for t in &plan.truncations {
-        let (Some(Source::Entry(id)), Some(m)) = (
-            snapshot.sources.get(t.message),
-            snapshot.messages.get(t.message),
-        ) else {
-            continue;
-        };
-        let Some(part) = m.parts.get(t.part) else {
-            continue;
-        };
-        if let Some(replacement) = replacement_of(&truncate_part(part, t)) {
-            out.push(Hidden {
-                entry_id: id.clone(),
-                part: t.part,
-                replacement,
-            });
+        if let Some(h) = hide_part(snapshot, t.message, t.part, |part| {
+            replacement_of(&truncate_part(part, t))
+        }) {
+            out.push(h);
         }
     }
     out
+}
+
+/// The parts `actions` prune (indices into the snapshot's messages), as hidden parts; actions on a
+/// summary message or a missing part are left out.
+pub fn hidden_of(snapshot: &Snapshot, actions: &[PruneAction]) -> Vec<Hidden> {
+    actions
+        .iter()
+        .filter_map(|a| {
+            hide_part(snapshot, a.message, a.part, |part| {
+                prune::replaced(part, &a.kind).and_then(|p| replacement_of(&p))
+            })
+        })
+        .collect()
+}
+
+/// Part `part` of snapshot message `message` hidden behind what `replace` makes of it.
+fn hide_part(
+    snapshot: &Snapshot,
+    message: usize,
+    part: usize,
+    replace: impl Fn(&crate::core::message::Part) -> Option<super::entry::Replacement>,
+) -> Option<Hidden> {
+    let (Some(Source::Entry(id)), Some(m)) = (
+        snapshot.sources.get(message),
+        snapshot.messages.get(message),
+    ) else {
+        return None;
+    };
+    let replacement = replace(m.parts.get(part)?)?;
+    Some(Hidden {
+        entry_id: id.clone(),
+        part,
+        replacement,
+    })
 }

@@ -66,9 +66,14 @@ pub struct Session {
 impl Session {
     /// An empty session with id `id` whose messages are in `format`.
     pub fn new(config: Config, id: String, format: String) -> Session {
+        Session::empty(config, Header::new(id, format, None))
+    }
+
+    /// A session with `header` and nothing logged yet.
+    fn empty(config: Config, header: Header) -> Session {
         Session {
             config,
-            header: Header::new(id, format, None),
+            header,
             log: Vec::new(),
             ids: HashMap::new(),
             view: View::default(),
@@ -311,28 +316,7 @@ impl Session {
     /// Hides parts of the live context's messages (`actions` index the live context). Returns
     /// the prune entry's id, or `None` when no action applies to a message entry.
     pub fn hide(&mut self, actions: &[PruneAction]) -> Option<String> {
-        let snapshot = self.snapshot();
-        let mut hidden = Vec::new();
-        for a in actions {
-            let (Some(Source::Entry(id)), Some(m)) = (
-                snapshot.sources.get(a.message),
-                snapshot.messages.get(a.message),
-            ) else {
-                continue;
-            };
-            let Some(part) = m.parts.get(a.part) else {
-                continue;
-            };
-            if let Some(replacement) =
-                prune::replaced(part, &a.kind).and_then(|p| view::replacement_of(&p))
-            {
-                hidden.push(Hidden {
-                    entry_id: id.clone(),
-                    part: a.part,
-                    replacement,
-                });
-            }
-        }
+        let hidden = commit::hidden_of(&self.snapshot(), actions);
         if hidden.is_empty() {
             return None;
         }
@@ -487,17 +471,7 @@ impl Session {
         header: Header,
         entries: Vec<(String, EntryKind)>,
     ) -> Result<Session> {
-        let mut s = Session {
-            config,
-            header,
-            log: Vec::new(),
-            ids: HashMap::new(),
-            view: View::default(),
-            version: 0,
-            flushed: 0,
-            header_flushed: false,
-            seq: 0,
-        };
+        let mut s = Session::empty(config, header);
         for (id, kind) in entries {
             if s.ids.contains_key(&id) {
                 return Err(Error::invalid_input(
