@@ -22,22 +22,22 @@ use crate::core::message::{Message, Role};
 use crate::formats::{detect, Format};
 
 #[wasm_bindgen(inline_js = r#"
+let buffer = new Uint32Array(1024);
 export function identify(map, messages) {
   const n = messages.length;
-  const ids = new Uint32Array(n);
-  const fresh = [];
+  if (buffer.length < n) buffer = new Uint32Array(Math.max(n, buffer.length * 2));
   for (let i = 0; i < n; i++) {
     const m = messages[i];
     const id = m !== null && typeof m === "object" ? map.get(m) : undefined;
-    if (id === undefined) fresh.push(i);
-    else ids[i] = id;
+    buffer[i] = id === undefined ? 0 : id;
   }
-  return [ids, fresh];
+  return buffer;
 }
 "#)]
 extern "C" {
-    /// `[ids, fresh]`: the known id of each message (0 when unknown) and the unknown indices.
-    fn identify(map: &WeakMap, messages: &Array) -> Array;
+    /// The known id of each message (0 when unknown), in a buffer reused across calls (no garbage
+    /// per call); only its first `messages.length` entries are meaningful.
+    fn identify(map: &WeakMap, messages: &Array) -> Uint32Array;
 }
 
 /// One message, imported once.
@@ -112,16 +112,14 @@ impl IdentityCache {
         format: Option<Format>,
         estimator: &Estimator,
     ) -> Result<Resolved, JsValue> {
-        let walked = identify(&self.map, array);
-        let ids_js: Uint32Array = walked.get(0).unchecked_into();
-        let fresh: Array = walked.get(1).unchecked_into();
-        let mut ids = vec![0u32; ids_js.length() as usize];
-        ids_js.copy_to(&mut ids);
-        // Ids the map knows but the cache dropped are fresh too.
-        let mut todo: Vec<usize> = fresh
+        let buffer = identify(&self.map, array);
+        let mut ids = vec![0u32; array.length() as usize];
+        buffer.subarray(0, array.length()).copy_to(&mut ids);
+        let mut todo: Vec<usize> = ids
             .iter()
-            .filter_map(|v| v.as_f64())
-            .map(|f| f as usize)
+            .enumerate()
+            .filter(|(_, id)| **id == 0)
+            .map(|(i, _)| i)
             .collect();
         // Ids the map knows but the cache dropped are fresh again. The previous call's ids are
         // all cached (eviction keeps them), so only what follows them is looked up.

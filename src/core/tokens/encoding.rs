@@ -69,7 +69,15 @@ pub struct Encoding {
     name: EncodingName,
     ranks: FxHashMap<Vec<u8>, Rank>,
     pattern: Regex,
+    /// Token counts of pieces that are not one token (their merge is the costly part), bounded by
+    /// [`PIECE_CACHE_ENTRIES`]: agent histories repeat identifiers, paths and phrases.
+    pieces: std::sync::Mutex<FxHashMap<Vec<u8>, u32>>,
 }
+
+/// The most pieces [`Encoding`] remembers; past that the cache starts over.
+const PIECE_CACHE_ENTRIES: usize = 1 << 16;
+/// Pieces longer than this are not remembered (rare, and each would hold much memory).
+const PIECE_CACHE_MAX_LEN: usize = 256;
 
 impl std::fmt::Debug for Encoding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -123,6 +131,7 @@ impl Encoding {
             name,
             ranks,
             pattern,
+            pieces: std::sync::Mutex::new(FxHashMap::default()),
         })
     }
 
@@ -171,7 +180,21 @@ impl Encoding {
         if piece.len() <= 1 || self.ranks.contains_key(piece) {
             return usize::from(!piece.is_empty());
         }
-        byte_pair_split(piece, &self.ranks).len()
+        if piece.len() > PIECE_CACHE_MAX_LEN {
+            return byte_pair_split(piece, &self.ranks).len();
+        }
+        let Ok(mut cache) = self.pieces.lock() else {
+            return byte_pair_split(piece, &self.ranks).len();
+        };
+        if let Some(&n) = cache.get(piece) {
+            return n as usize;
+        }
+        let n = byte_pair_split(piece, &self.ranks).len();
+        if cache.len() >= PIECE_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(piece.to_vec(), u32::try_from(n).unwrap_or(u32::MAX));
+        n
     }
 }
 
