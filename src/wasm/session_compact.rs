@@ -332,7 +332,13 @@ impl Session {
                 _ => {}
             }
             compact_notes(&inner, &options).await?;
-            inner.render(&options)
+            let result = inner.render(&options)?;
+            // A background compaction that failed changed nothing; say so once.
+            let failed = inner.state.borrow_mut().background_error.take();
+            if let Some(error) = failed {
+                super::session::set_field(&result, "backgroundError", &error);
+            }
+            Ok(result)
         })
     }
 }

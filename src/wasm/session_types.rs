@@ -32,6 +32,11 @@ export interface RenderResult<M = object> {
   /** Index of the summary message, or null. */
   summaryIndex: number | null;
   format: Exclude<MessageFormat, "auto"> | null;
+  /**
+   * From `prepare()`: the error of a background compaction that failed since the previous
+   * `prepare()` (it changed nothing; the next one past the trigger compacts in the foreground).
+   */
+  backgroundError?: unknown;
 }
 export interface RenderOptions {
   /**

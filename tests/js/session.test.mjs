@@ -339,3 +339,20 @@ test("TTL pruning runs first in prepare(): expired tool results are hidden behin
   assert.equal(s.entries().filter((e) => e.type === "prune").length, 1);
   assert.throws(() => new Session({ contextWindow: 1000, prune: { style: "ttl", ttlMs: 0 } }), (e) => e.code === "INVALID_OPTIONS");
 });
+
+test("a failed background compaction changes nothing and is reported once by the next prepare()", async () => {
+  let calls = 0;
+  const s = new Session({ ...base, background: 0.5, retries: 0, summarize: async () => { calls += 1; throw new Error("provider down"); } });
+  let i = 0;
+  while (!s.check().background) s.append(turn(i++));
+  const before = s.toJSONL();
+  await s.prepare();
+  while (s.isCompacting) await new Promise((r) => setTimeout(r, 1));
+  assert.equal(s.toJSONL(), before, "nothing changed");
+  const r = await s.prepare();
+  assert.equal(r.backgroundError?.code, "SUMMARIZER_FAILED");
+  assert.equal(calls >= 1, true);
+  while (s.isCompacting) await new Promise((r) => setTimeout(r, 1));
+  const again = await s.prepare();
+  assert.ok(again.backgroundError === undefined || again.backgroundError.code === "SUMMARIZER_FAILED");
+});
