@@ -52,7 +52,7 @@ function runSize(size) {
   const base = history(size);
   const exactTokens = base.reduce((n, m) => n + countTokens(textOf(m), "o200k_base"), 0);
   const row = { size, messages: base.length, exactTokens };
-  const options = { contextWindow: 2_000_000, format: "ai-sdk" };
+  const options = { contextWindow: 2_000_000, format: "ai-sdk", summarize: "extractive" };
 
   for (const tokenizer of ["heuristic", "o200k_base"]) {
     const compactor = new Compactor({ ...options, tokenizer });

@@ -35,8 +35,8 @@ fn trigger_thresholds_match_the_table() {
     );
     assert_eq!(
         fires_at(Preset::OpenCode, w, 32_000),
-        Some(w - 20_000 + 1),
-        "opencode: > window − min(20,000, max output)"
+        Some(168_001),
+        "opencode: > context − output (seed 000: 168,001 at 200k/32k)"
     );
     assert_eq!(fires_at(Preset::OpenCode, w, 8_000), Some(w - 8_000 + 1));
     assert_eq!(
@@ -192,4 +192,59 @@ fn explicit_options_override_preset_values() {
     s.plan.summary_tokens = 1_000;
     s.budget.reserve_tokens = 250_000;
     assert_eq!(s.validate().unwrap_err().code, ErrorCode::InvalidOptions);
+}
+
+#[test]
+fn seed_defaults_window_fallbacks_and_backoff() {
+    use context_compaction::core::options::parse;
+    use serde_json::json;
+    let seed004 = parse(&json!({"preset": "seed-004"})).unwrap();
+    assert_eq!(
+        seed004.settings.budget.context_window, 200_000,
+        "CONTEXT_SIZE"
+    );
+    assert_eq!(seed004.settings.retries, 1, "2 attempts");
+    assert_eq!(seed004.settings.retry_delay_ms, 3_000, "backoff from 3 s");
+    assert_eq!(seed004.settings.rollup_tokens, 80_000);
+    for options in [
+        json!({"preset": "seed-001"}),
+        json!({"preset": "seed-001", "model": "not-a-known-model"}),
+    ] {
+        let o = parse(&options).unwrap();
+        assert_eq!(o.settings.budget.context_window, 128_000, "{options}");
+        assert_eq!(
+            o.settings.trigger.threshold(&o.settings.budget),
+            Some(93_600)
+        );
+    }
+    let opencode =
+        parse(&json!({"preset": "opencode", "contextWindow": 200_000, "maxOutputTokens": 32_000}))
+            .unwrap();
+    assert_eq!(
+        opencode
+            .settings
+            .trigger
+            .threshold(&opencode.settings.budget),
+        Some(168_001)
+    );
+    let seed000 = Preset::Seed000.settings(200_000, 32_000);
+    assert_eq!(
+        seed000.plan.boundary,
+        TurnBoundary::Snap,
+        "never cut mid-turn"
+    );
+    assert_eq!(
+        Preset::Pi.settings(200_000, 32_000).plan.boundary,
+        TurnBoundary::Split,
+        "pi splits turns, as pi does"
+    );
+    // Rollup follows the summary budget except where a preset sets its own.
+    for p in Preset::ALL {
+        let s = p.settings(200_000, 32_000);
+        if p == Preset::Seed004 {
+            assert_eq!(s.rollup_tokens, 80_000);
+        } else {
+            assert_eq!(s.rollup_tokens, s.plan.summary_tokens, "{}", p.as_str());
+        }
+    }
 }

@@ -15,6 +15,7 @@ use context_compaction::core::message::{Message, Part};
 use context_compaction::core::options::parse;
 use context_compaction::core::plan::{plan, Plan, PlanInput, PlanOptions, Strategy};
 use context_compaction::core::session::{Config, Outcome, Session, Snapshot};
+use context_compaction::core::summary::Recognizer;
 use context_compaction::formats::pi::import_message;
 use serde_json::{json, Value};
 
@@ -71,7 +72,8 @@ fn label(m: &Message) -> String {
         })
         .unwrap_or_default();
     if m.summary {
-        format!("S:{}", text.rsplit('\n').next().unwrap_or_default())
+        let body = Recognizer::standard().body(&text);
+        format!("S:{}", body.rsplit('\n').next().unwrap_or_default())
     } else {
         text
     }

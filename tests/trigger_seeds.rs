@@ -201,8 +201,14 @@ fn opencode_above_window_minus_capped_output() {
     check(
         "opencode",
         &preset_opencode(200_000, 64_000),
-        180_001,
+        168_001,
         |t| opencode_should_compact(t, 200_000, 64_000),
+    );
+    check(
+        "opencode seed 000 (200k context, 32k output)",
+        &preset_opencode(200_000, 32_000),
+        168_001,
+        |t| t > 200_000 - 32_000,
     );
     check(
         "opencode small output",

@@ -34,6 +34,25 @@ impl ErrorCode {
             ErrorCode::EncodingUnavailable => "ENCODING_UNAVAILABLE",
         }
     }
+
+    /// Every code.
+    pub const ALL: [ErrorCode; 10] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::InvalidOptions,
+        ErrorCode::SummarizerFailed,
+        ErrorCode::SummaryEmpty,
+        ErrorCode::NoProgress,
+        ErrorCode::Aborted,
+        ErrorCode::Timeout,
+        ErrorCode::Conflict,
+        ErrorCode::CannotCompact,
+        ErrorCode::EncodingUnavailable,
+    ];
+
+    /// The code named `name` (as [`ErrorCode::as_str`] spells it).
+    pub fn parse(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == name)
+    }
 }
 
 /// An error of the core. `path` is set for bad input and names the offending field.

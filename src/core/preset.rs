@@ -7,13 +7,15 @@ use crate::core::error::{Error, Result};
 use crate::core::message::Role;
 use crate::core::plan::{PruneSettings, Strategy};
 use crate::core::prune::{ClearToolUsesOptions, OpenCodeOptions, Style};
-use crate::core::settings::{Estimation, Settings};
+use crate::core::settings::{Estimation, Settings, SummaryStyle, ROUND_MARKER};
+use crate::core::summary::{preset_prompts, Templates};
 use crate::core::trigger::{self, Budget, Trigger};
 
 /// A known agent or seed system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Preset {
     Pi,
+    Seed000,
     Codex,
     OpenCode,
     ClaudeCode,
@@ -26,8 +28,9 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 9] = [
+    pub const ALL: [Preset; 10] = [
         Preset::Pi,
+        Preset::Seed000,
         Preset::Codex,
         Preset::OpenCode,
         Preset::ClaudeCode,
@@ -42,6 +45,7 @@ impl Preset {
     pub fn as_str(self) -> &'static str {
         match self {
             Preset::Pi => "pi",
+            Preset::Seed000 => "seed-000",
             Preset::Codex => "codex",
             Preset::OpenCode => "opencode",
             Preset::ClaudeCode => "claude-code",
@@ -70,6 +74,73 @@ impl Preset {
             })
     }
 
+    /// The context window a preset assumes when neither `contextWindow` nor a known `model` is
+    /// given: seed 001 falls back to 128,000 (its `getContextLimit` default), seed 004 works in a
+    /// 200,000-token budget (`CONTEXT_SIZE`). Other presets need the window.
+    pub fn default_context_window(self) -> Option<usize> {
+        match self {
+            Preset::Seed001 => Some(128_000),
+            Preset::Seed004 => Some(200_000),
+            _ => None,
+        }
+    }
+
+    /// How the preset's summary enters the context (see [`SummaryStyle`]). Presets whose source
+    /// records no round end the summary with the round marker, so that rounds continue across
+    /// `Compactor`s.
+    pub fn summary_style(self) -> SummaryStyle {
+        match self {
+            Preset::Pi => style(Role::User, PI_COMPACTION_PREFIX)
+                .suffix(&format!("{PI_SUMMARY_SUFFIX}{ROUND_MARKER}")),
+            Preset::Seed000 => style(
+                Role::User,
+                "Another language model worked on this task and produced a summary. Use this to continue the work without duplicating effort:\n\n",
+            ),
+            Preset::Codex => style(Role::User, CODEX_PREFIX),
+            Preset::OpenCode => {
+                let mut s = style(Role::Assistant, "");
+                s.question = Some("What did we do so far?".into());
+                s.continue_message = Some("Continue if you have next steps".into());
+                s
+            }
+            Preset::ClaudeCode => style(
+                Role::User,
+                "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n",
+            )
+            .suffix(&format!(
+                "\n\nPick up where the conversation stopped and go on with the last task you were given, without asking the user anything further.{ROUND_MARKER}"
+            )),
+            Preset::LangChain => style(Role::User, "Here is a summary of the conversation to date:\n\n"),
+            Preset::AnthropicApi => style(Role::Assistant, ""),
+            Preset::Seed001 => {
+                let mut s = style(Role::Assistant, "## Session Summary (Compaction Round {round})\n\n")
+                    .suffix("");
+                s.later_rounds_note = Some(
+                    "This summary incorporates context from {previous_rounds} previous compaction rounds."
+                        .into(),
+                );
+                s
+            }
+            Preset::Seed003 => Settings::new(200_000).summary,
+            Preset::Seed004 => style(Role::System, "Compacted context summary:\n"),
+        }
+    }
+
+    /// The preset's prompt templates: its source's where it has them, else the defaults.
+    pub fn templates(self) -> Templates {
+        match self {
+            Preset::Seed000 => preset_prompts::seed_000(),
+            Preset::Codex => preset_prompts::codex(),
+            Preset::OpenCode => preset_prompts::opencode(),
+            Preset::ClaudeCode => preset_prompts::claude_code(),
+            Preset::Seed001 => preset_prompts::seed_001(),
+            Preset::Seed004 => preset_prompts::seed_004(),
+            Preset::Pi | Preset::LangChain | Preset::AnthropicApi | Preset::Seed003 => {
+                Templates::default()
+            }
+        }
+    }
+
     /// The preset's settings for a model with `context_window` tokens and `max_output` output tokens.
     pub fn settings(self, context_window: usize, max_output: usize) -> Settings {
         let mut s = Settings::new(context_window);
@@ -86,6 +157,17 @@ impl Preset {
                 s.plan.prefix_summary_tokens = 16_384 * 2 / 5;
                 s.plan.prune = None;
             }
+            Preset::Seed000 => {
+                // Seed 000's plan: the same numbers as pi (reserve 16,384, keep 20,000, maxTokens
+                // 0.8 × reserve) but "never cut mid-turn": the kept tail starts at a user message.
+                let (t, b) = trigger::preset_pi(w, 16_384);
+                s.trigger = t;
+                s.budget = b;
+                s.plan.strategy = Strategy::RecentTokens { keep: 20_000 };
+                s.plan.boundary = TurnBoundary::Snap;
+                s.plan.summary_tokens = 16_384 * 4 / 5;
+                s.plan.prune = None;
+            }
             Preset::Codex => {
                 // 90% of the window; recent user messages up to 20,000 tokens; handoff prefix;
                 // retries with backoff. The summary budget is ours (Codex sets none).
@@ -96,11 +178,11 @@ impl Preset {
                 s.plan.boundary = TurnBoundary::Snap;
                 s.plan.summary_tokens = 8_192.min(w / 8);
                 s.plan.prune = None;
-                s.summary.prefix = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\n".into();
                 s.retries = 3;
+                s.repeat_warning = Some(CODEX_WARNING.into());
             }
             Preset::OpenCode => {
-                // tokens > window − min(20,000, max output); OpenCode's prune; the summary answers
+                // tokens > window − min(32,000, max output); OpenCode's prune; the summary answers
                 // "What did we do so far?"; a continue message after automatic compaction. Kept
                 // verbatim: the last 2 turns (its prune protects the same 2 turns).
                 let (t, b) = trigger::preset_opencode(w, max_output);
@@ -112,9 +194,6 @@ impl Preset {
                     supersede: false,
                     style: Style::OpenCode(OpenCodeOptions::default()),
                 });
-                s.summary = summary(Role::Assistant, "");
-                s.summary.question = Some("What did we do so far?".into());
-                s.summary.continue_message = Some("Continue if you have next steps".into());
             }
             Preset::ClaudeCode => {
                 // about window − 13,000; everything is summarized; old tool results cleared keeping
@@ -133,7 +212,6 @@ impl Preset {
                     supersede: false,
                     style: Style::Anthropic(clear),
                 });
-                s.summary = summary(Role::User, "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n");
             }
             Preset::LangChain => {
                 // LangChain asks for a trigger; ours is 80% of the window. Last 20 messages kept
@@ -143,10 +221,6 @@ impl Preset {
                 s.plan.strategy = Strategy::LastMessages { keep: 20 };
                 s.plan.direction = Direction::Backward;
                 s.plan.prune = None;
-                s.summary = summary(
-                    Role::User,
-                    "Here is a summary of the conversation to date:\n\n",
-                );
                 s.summarizer_input_tokens = Some(4_000);
             }
             Preset::AnthropicApi => {
@@ -161,11 +235,11 @@ impl Preset {
                     supersede: false,
                     style: Style::Anthropic(ClearToolUsesOptions::default()),
                 });
-                s.summary = summary(Role::Assistant, "");
             }
             Preset::Seed001 => {
                 // (window − 2,000 − 4,000 − 5,000) × 0.80 and more than 10 messages; last 10
-                // messages, walking back over tool results; chars/4; summary maxTokens 1,000.
+                // messages, walking back over tool results; chars/4; summary maxTokens 1,000 (the
+                // prompt asks for at most 800); tool results cut at 2,000 characters.
                 let (t, b) = trigger::preset_seed001(w, 2_000, 4_000, 5_000, 0.80, 10);
                 s.trigger = t;
                 s.budget = b;
@@ -174,7 +248,6 @@ impl Preset {
                 s.plan.summary_tokens = 1_000;
                 s.plan.prune = None;
                 s.estimation = Estimation::CharsPerToken(4);
-                s.summary = summary(Role::Assistant, "");
                 s.transcript.tool_output_chars = 2_000;
             }
             Preset::Seed003 => {
@@ -190,7 +263,8 @@ impl Preset {
             }
             Preset::Seed004 => {
                 // min(0.7 × window, window − 32,000 − 8,000); the last 6 messages; chars/3; tool
-                // allow-list; chunks of 120,000 characters; rollup past 80,000 tokens.
+                // allow-list; chunks of 120,000 characters; rollup past 80,000 tokens; the queue's
+                // 2 attempts (1 retry) with backoff from 3 s.
                 let (t, b) = trigger::preset_seed004(w, 32_000, 8_000);
                 s.trigger = t;
                 s.budget = b;
@@ -198,26 +272,55 @@ impl Preset {
                 s.plan.direction = Direction::Backward;
                 s.plan.prune = None;
                 s.estimation = Estimation::CharsPerToken(3);
-                s.summary = summary(Role::System, "Compacted context summary:\n");
                 s.transcript.tool_allow = Some(vec![
                     "userQuestions".into(),
                     "proceedInOnboarding".into(),
                     "linear*".into(),
                 ]);
                 s.chunk_chars = 120_000;
-                s.rollup_tokens = 80_000;
-                s.retries = 2;
+                s.retries = 1;
+                s.retry_delay_ms = 3_000;
             }
         }
+        // Only seed 004 sets its own rollup threshold; elsewhere a summary is rolled up when it
+        // exceeds its own budget.
+        s.rollup_tokens = match self {
+            Preset::Seed004 => 80_000,
+            _ => s.plan.summary_tokens,
+        };
+        s.summary = self.summary_style();
+        s.templates = self.templates();
         s
     }
 }
 
-fn summary(role: Role, prefix: &str) -> crate::core::settings::SummaryStyle {
-    crate::core::settings::SummaryStyle {
+/// The text pi puts before a compaction summary when it shows it to the model.
+pub const PI_COMPACTION_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// The text pi puts after a compaction or branch summary.
+pub const PI_SUMMARY_SUFFIX: &str = "\n</summary>";
+
+/// Codex's summary prefix (`templates/compact/summary_prefix.md`, as quoted by seed 000).
+const CODEX_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\n";
+
+/// Codex's warning after a compaction that builds on earlier ones (quoted by seed 000).
+pub const CODEX_WARNING: &str =
+    "Long conversations and multiple compactions can cause the model to be less accurate";
+
+fn style(role: Role, prefix: &str) -> SummaryStyle {
+    SummaryStyle {
         role,
         prefix: prefix.into(),
+        suffix: ROUND_MARKER.into(),
+        later_rounds_note: None,
         question: None,
         continue_message: None,
+    }
+}
+
+impl SummaryStyle {
+    fn suffix(mut self, suffix: &str) -> SummaryStyle {
+        self.suffix = suffix.into();
+        self
     }
 }

@@ -6,6 +6,7 @@ use crate::core::plan::truncate::truncate_part;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::prune;
 use crate::core::settings::SummaryStyle;
+use crate::core::summary::wrap;
 
 /// Where an output message comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,16 +28,16 @@ pub struct Rendered {
     pub origin: Origin,
 }
 
-/// The summary block for `summary`: an optional question (a user message) and the summary message
-/// itself, both marked as summaries.
-pub fn summary_block(summary: &str, style: &SummaryStyle) -> Vec<Message> {
+/// The summary block for `summary` in round `round`: an optional question (a user message) and the
+/// summary message itself ([`wrap`]ped in the style's prefix and suffix), both marked as summaries.
+pub fn summary_block(summary: &str, style: &SummaryStyle, round: u32) -> Vec<Message> {
     let mut block = Vec::new();
     if let Some(question) = &style.question {
         let mut q = Message::text(Role::User, question.clone());
         q.summary = true;
         block.push(q);
     }
-    let mut m = Message::text(style.role, format!("{}{}", style.prefix, summary));
+    let mut m = Message::text(style.role, wrap(style, summary, round));
     m.summary = true;
     block.push(m);
     block
@@ -50,6 +51,7 @@ pub fn render(
     plan: &Plan,
     summary: Option<&str>,
     style: &SummaryStyle,
+    round: u32,
     automatic: bool,
 ) -> Vec<Rendered> {
     let pruned = prune::apply(messages, &plan.pruned);
@@ -83,7 +85,7 @@ pub fn render(
     let mut out: Vec<Rendered> = of(Disposition::System).filter_map(take).collect();
     if let Some(text) = summary {
         out.extend(
-            summary_block(text, style)
+            summary_block(text, style, round)
                 .into_iter()
                 .map(|message| Rendered {
                     message,
@@ -116,6 +118,8 @@ mod tests {
         SummaryStyle {
             role: Role::User,
             prefix: "Summary: ".into(),
+            suffix: String::new(),
+            later_rounds_note: None,
             question: Some("What did we do?".into()),
             continue_message: Some("Continue".into()),
         }
@@ -152,7 +156,7 @@ mod tests {
             &options,
         )
         .unwrap();
-        let out = render(&m, &p, Some("did a"), &style(), true);
+        let out = render(&m, &p, Some("did a"), &style(), 1, true);
         let origins: Vec<Origin> = out.iter().map(|r| r.origin).collect();
         assert_eq!(
             origins,
@@ -170,6 +174,6 @@ mod tests {
         assert!(out[1].message.summary && out[2].message.summary);
         assert_eq!(out[6].message.plain_text(), "Continue");
         // Not automatic: no continue message.
-        assert_eq!(render(&m, &p, Some("did a"), &style(), false).len(), 6);
+        assert_eq!(render(&m, &p, Some("did a"), &style(), 1, false).len(), 6);
     }
 }

@@ -6,15 +6,28 @@ use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::error::{Error, Result};
 use crate::core::message::Role;
 use crate::core::plan::{PlanOptions, PruneSettings, Strategy};
+use crate::core::summary::Templates;
 use crate::core::trigger::{Budget, Trigger};
+
+/// The default [`SummaryStyle::suffix`]: the round, on a line of its own after the summary.
+pub const ROUND_MARKER: &str = "\n\n(compaction round {round})";
+
+/// The shadow prompt of seed 002's recursive strategy: the user turn that the summary answers.
+pub const SHADOW_PROMPT: &str = "Summarize the conversation so far, building on any prior summary.";
 
 /// How the summary enters the compacted context.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryStyle {
     /// The role of the summary message.
     pub role: Role,
-    /// Text put before the summary in that message.
+    /// Text put before the summary in that message; `{round}` is replaced by the round.
     pub prefix: String,
+    /// Text put after the summary; `{round}` is replaced by the round. By default a short round
+    /// marker, so that a later compaction (even by a fresh `Compactor`) continues the numbering.
+    pub suffix: String,
+    /// From round 2 on, this line follows the summary (before the suffix); `{previous_rounds}` is
+    /// the number of earlier rounds (seed 001's "incorporates context from N−1 rounds").
+    pub later_rounds_note: Option<String>,
     /// When set, a user message with this text precedes the summary, which is then an assistant
     /// message (OpenCode's "What did we do so far?", seed 002's shadow prompt).
     pub question: Option<String>,
@@ -71,6 +84,12 @@ pub struct Settings {
     pub summarizer_input_tokens: Option<usize>,
     /// Retries of a failed summarizer call.
     pub retries: u32,
+    /// The first retry's delay in milliseconds; it doubles with each retry.
+    pub retry_delay_ms: u64,
+    /// The summarizer's prompts.
+    pub templates: Templates,
+    /// A warning reported with every compaction that builds on an earlier one (Codex's).
+    pub repeat_warning: Option<String>,
 }
 
 impl Settings {
@@ -96,6 +115,8 @@ impl Settings {
             summary: SummaryStyle {
                 role: Role::User,
                 prefix: "The conversation history before this point was compacted into the following summary:\n\n".into(),
+                suffix: ROUND_MARKER.into(),
+                later_rounds_note: None,
                 question: None,
                 continue_message: None,
             },
@@ -105,6 +126,9 @@ impl Settings {
             rollup_tokens: reserve * 4 / 5,
             summarizer_input_tokens: None,
             retries: 2,
+            retry_delay_ms: 1_000,
+            templates: Templates::default(),
+            repeat_warning: None,
         }
     }
 

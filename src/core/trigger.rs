@@ -392,10 +392,11 @@ pub fn codex_limit(window: usize) -> usize {
     window.saturating_mul(9) / 10
 }
 
-/// OpenCode's cap on the output reserve.
-pub const OPENCODE_OUTPUT_CAP: usize = 20_000;
+/// OpenCode's cap on the output reserve (its `OUTPUT_TOKEN_MAX`).
+pub const OPENCODE_OUTPUT_CAP: usize = 32_000;
 
-/// OpenCode: `tokens > window − min(20,000, max_output)`.
+/// OpenCode: `tokens > window − min(32,000, max_output)` (seed 000: context − output; OpenCode caps
+/// the output at 32,000).
 pub fn opencode_should_compact(tokens: usize, window: usize, max_output: usize) -> bool {
     tokens > window.saturating_sub(OPENCODE_OUTPUT_CAP.min(max_output))
 }
@@ -475,7 +476,7 @@ pub fn preset_codex(window: usize) -> (Trigger, Budget) {
     (Trigger::Fraction(0.9), Budget::new(window))
 }
 
-/// OpenCode as a trigger: `FractionAbove(1.0)` over a budget reserving `min(20,000, max_output)`.
+/// OpenCode as a trigger: `FractionAbove(1.0)` over a budget reserving `min(32,000, max_output)`.
 pub fn preset_opencode(window: usize, max_output: usize) -> (Trigger, Budget) {
     let budget = Budget {
         reserve_tokens: OPENCODE_OUTPUT_CAP.min(max_output),

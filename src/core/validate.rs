@@ -231,11 +231,12 @@ fn pending_tail(messages: &[Message]) -> Option<usize> {
         .then_some(last)
 }
 
-/// Index just past the leading system messages, and the end of the summary block that may follow.
+/// Index just past the leading system messages, and the end of the summary block that may follow
+/// (a system-role summary, seed 004's, belongs to the block).
 pub(crate) fn summary_block(messages: &[Message]) -> (usize, usize) {
     let start = messages
         .iter()
-        .position(|m| m.role != Role::System)
+        .position(|m| m.role != Role::System || m.summary)
         .unwrap_or(messages.len());
     let len = messages
         .get(start..)

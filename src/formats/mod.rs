@@ -67,14 +67,17 @@ impl Format {
         }
     }
 
-    /// Imports `messages` (a JSON array) in this format.
+    /// Imports `messages` (a JSON array) in this format; known summaries (and the answers to
+    /// known summary questions) are marked.
     pub fn import(self, messages: &Value) -> Result<Vec<Message>> {
-        match self {
+        let mut out = match self {
             Format::AiSdk => ai_sdk::import(messages),
             Format::OpenAi => openai::import(messages),
             Format::Anthropic => anthropic::import(messages),
             Format::Pi => pi::import(messages),
-        }
+        }?;
+        crate::core::summary::Recognizer::standard().pair_answers(&mut out);
+        Ok(out)
     }
 
     /// Exports messages in this format (see each adapter's `export`).

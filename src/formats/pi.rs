@@ -19,11 +19,9 @@ use super::json_path::{
 use super::media::image_part;
 use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED};
 
-/// The text pi puts before a compaction summary when it shows it to the model.
-pub const COMPACTION_SUMMARY_PREFIX: &str =
-    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
-/// The text pi puts after a compaction or branch summary.
-pub const SUMMARY_SUFFIX: &str = "\n</summary>";
+pub use crate::core::preset::{
+    PI_COMPACTION_PREFIX as COMPACTION_SUMMARY_PREFIX, PI_SUMMARY_SUFFIX as SUMMARY_SUFFIX,
+};
 /// The text pi puts before a branch summary.
 pub const BRANCH_SUMMARY_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";

@@ -15,6 +15,7 @@ use crate::core::estimate::{calibrated_total, Estimate, Estimator, Usage};
 use crate::core::message::Part;
 use crate::core::options::Options;
 use crate::core::prepare::{prepare, History, Prepared};
+use crate::core::summary::Recognizer;
 
 /// The last automatic compaction: the messages it replaced (everything before its kept tail) and
 /// the head it put in their place (system messages, the summary block, pinned messages). A later
@@ -44,6 +45,8 @@ pub struct State {
 /// What a `Compactor` holds; shared with its in-flight compactions.
 pub struct Inner {
     pub options: Options,
+    /// Recognizes earlier summaries: the configured style's, every preset's, other agents'.
+    pub recognizer: Recognizer,
     pub callbacks: Callbacks,
     pub state: RefCell<State>,
 }
@@ -103,7 +106,7 @@ impl Inner {
         let estimator = self.estimator()?;
         // The cache is taken out while JS runs (getters of the caller's objects may call back).
         let mut cache = std::mem::take(&mut self.state.borrow_mut().identity);
-        let resolved = cache.resolve(&array, self.options.format, &estimator);
+        let resolved = cache.resolve(&array, self.options.format, &estimator, &self.recognizer);
         self.state.borrow_mut().identity = cache;
         let r = resolved?;
         Ok(Resolved {
@@ -135,7 +138,8 @@ impl Inner {
     /// Copies the cached messages of a resolved call for planning.
     fn materialize(&self, r: Resolved) -> Analyzed {
         let state = self.state.borrow();
-        let messages = state.identity.messages(&r.ids);
+        let mut messages = state.identity.messages(&r.ids);
+        self.recognizer.pair_answers(&mut messages);
         let kinds = r
             .ids
             .iter()

@@ -7,7 +7,8 @@
 use super::analyze::{Analyzed, Inner};
 use super::convert::{originals, outgoing, to_js};
 use super::summarize::{execute, Exec};
-use crate::core::driver::next_round;
+use crate::core::driver::{next_round, Recovery};
+use crate::core::error::ErrorCode;
 use crate::core::plan::Disposition;
 use crate::core::render::Origin;
 use js_sys::{Array, Object, Reflect};
@@ -92,13 +93,20 @@ pub async fn compact(
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
     let call = call_options(&options);
+    let fits = inner.options.settings.budget.available();
+    let policy = inner.options.on_failure;
+    // With the breaker open, an automatic call skips the failing summarizer: the extractive
+    // summary when the policy would fall back to it, otherwise the messages unchanged.
+    let breaker_fallback = |tokens: usize| {
+        policy.recover(ErrorCode::SummarizerFailed, tokens, fits) == Recovery::Extractive
+    };
     if automatic && !call.force {
         // Below the trigger nothing is copied or planned: cached counts decide.
         let q = inner.quick(&messages)?;
         let off = inner.state.borrow().breaker.is_open();
-        if off || !q.should_compact {
-            let warning = if off {
-                "automatic compaction is off after repeated failures; call compact() to retry"
+        if !q.should_compact || (off && !breaker_fallback(q.tokens)) {
+            let warning = if q.should_compact {
+                BREAKER_OPEN
             } else {
                 "below the trigger"
             };
@@ -117,15 +125,12 @@ pub async fn compact(
     };
     let prepared = inner.prepare(&a, None, call.force)?;
     let tokens_before = a.estimate.total;
-    if automatic {
-        let state = inner.state.borrow();
-        if state.breaker.is_open() {
-            return Ok(unchanged(
-                &a,
-                tokens_before,
-                "automatic compaction is off after repeated failures; call compact() to retry",
-            ));
+    let mut extractive = inner.options.extractive;
+    if automatic && inner.state.borrow().breaker.is_open() {
+        if !breaker_fallback(tokens_before) {
+            return Ok(unchanged(&a, tokens_before, BREAKER_OPEN));
         }
+        extractive = true;
     }
     if automatic && !prepared.decision.should_compact && !call.force {
         return Ok(unchanged(&a, tokens_before, "below the trigger"));
@@ -134,19 +139,117 @@ pub async fn compact(
     if plan.is_noop() {
         return Ok(unchanged(&a, tokens_before, "nothing to compact"));
     }
-    let outcome = run(&inner, &a, &plan, &call, tokens_before, automatic).await;
-    {
-        let mut state = inner.state.borrow_mut();
-        match &outcome {
-            Ok(_) => {
-                state.breaker.success();
-                state.compactions += 1;
+    let mut outcome = run(
+        &inner,
+        &a,
+        &plan,
+        &call,
+        tokens_before,
+        automatic,
+        extractive,
+    )
+    .await;
+    if let Err(error) = &outcome {
+        let error = error.clone();
+        let code = code_of(&error);
+        if automatic {
+            inner.state.borrow_mut().breaker.failure();
+        }
+        let recovery = if automatic {
+            policy.recover(code, tokens_before, fits)
+        } else {
+            Recovery::Reject
+        };
+        let swallowed = recovery != Recovery::Reject;
+        report(&inner.callbacks, &error, swallowed).await;
+        match recovery {
+            Recovery::Reject => return Err(error),
+            Recovery::Unchanged => {
+                let text = format!(
+                    "the compaction failed ({}): {}; the messages are unchanged",
+                    code.as_str(),
+                    message_of(&error)
+                );
+                return Ok(unchanged(&a, tokens_before, &text));
             }
-            Err(_) if automatic => state.breaker.failure(),
-            Err(_) => {}
+            Recovery::Extractive => {
+                outcome = run(&inner, &a, &plan, &call, tokens_before, automatic, true).await;
+                if let Ok(result) = &outcome {
+                    let text = format!(
+                        "the summarizer failed ({}): {}; an extractive summary was used instead",
+                        code.as_str(),
+                        message_of(&error)
+                    );
+                    warn(result, &text);
+                }
+            }
         }
     }
+    if outcome.is_ok() {
+        let mut state = inner.state.borrow_mut();
+        if !extractive {
+            state.breaker.success();
+        }
+        state.compactions += 1;
+    }
     outcome
+}
+
+const BREAKER_OPEN: &str =
+    "automatic compaction is off after repeated failures; call compact() to retry";
+
+/// The code of a `CompactionError` (`SUMMARIZER_FAILED` for anything else).
+fn code_of(error: &JsValue) -> ErrorCode {
+    Reflect::get(error, &JsValue::from_str("code"))
+        .ok()
+        .and_then(|c| c.as_string())
+        .and_then(|c| ErrorCode::parse(&c))
+        .unwrap_or(ErrorCode::SummarizerFailed)
+}
+
+fn message_of(error: &JsValue) -> String {
+    Reflect::get(error, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|c| c.as_string())
+        .unwrap_or_default()
+}
+
+/// Adds a warning to a result's `warnings`.
+fn warn(result: &JsValue, text: &str) {
+    if let Ok(list) = Reflect::get(result, &JsValue::from_str("warnings")) {
+        if let Some(list) = list.dyn_ref::<Array>() {
+            list.push(&JsValue::from_str(text));
+        }
+    }
+}
+
+/// Reports a failed compaction to `onError` (awaited; its own errors are ignored). Without a hook,
+/// a failure that does not reject is written to `console.warn`, so it is never silent.
+async fn report(callbacks: &super::options::Callbacks, error: &JsValue, swallowed: bool) {
+    match &callbacks.on_error {
+        Some(hook) => {
+            if let Ok(value) = hook.call1(&JsValue::UNDEFINED, error) {
+                if let Some(promise) = value.dyn_ref::<js_sys::Promise>() {
+                    let _ = wasm_bindgen_futures::JsFuture::from(promise.clone()).await;
+                }
+            }
+        }
+        None if swallowed => {
+            let text = format!(
+                "context-compaction: automatic compaction failed ({}): {}",
+                code_of(error).as_str(),
+                message_of(error)
+            );
+            web_sys_warn(&text);
+        }
+        None => {}
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn web_sys_warn(text: &str);
 }
 
 async fn run(
@@ -156,16 +259,21 @@ async fn run(
     call: &CallOptions,
     tokens_before: usize,
     automatic: bool,
+    extractive: bool,
 ) -> Result<JsValue, JsValue> {
-    let round = next_round(
-        plan.previous_summary.is_some(),
-        inner.state.borrow().compactions,
-    );
+    let previous = plan.previous_summary.map(|i| {
+        a.incoming
+            .messages
+            .get(i)
+            .and_then(|m| inner.recognizer.round(&m.plain_text()))
+    });
+    let round = next_round(previous, inner.state.borrow().compactions);
     let exec = Exec {
         options: &inner.options,
         callbacks: &inner.callbacks,
         estimator: &a.estimator,
         state: None,
+        extractive,
     };
     let Some(done) = execute(
         &exec,
@@ -207,6 +315,9 @@ async fn run(
         "digest": done.digest,
         "warnings": [],
     }));
+    if let (true, Some(text)) = (round > 1, &inner.options.settings.repeat_warning) {
+        warn(&result, text);
+    }
     let out = outgoing(&a.incoming, &done.rendered);
     if automatic {
         remember(inner, a, plan, &done.rendered, &out);

@@ -22,6 +22,7 @@ use crate::core::plan::{Disposition, Escalation, Plan};
 use crate::core::prepare::Prepared;
 use crate::core::prune;
 use crate::core::render::{render, Origin, Rendered};
+use crate::core::summary::Recognizer;
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
 #[wasm_bindgen(skip_typescript)]
@@ -89,6 +90,8 @@ impl Compactor {
     pub fn new(options: JsValue) -> Result<Compactor, JsValue> {
         let (json, callbacks) = split_options(&options)?;
         let options = throw(parse(&json))?;
+        throw(options.check_summarizer(callbacks.summarize.is_some()))?;
+        let recognizer = Recognizer::with(&options.settings.summary);
         let state = RefCell::new(State {
             breaker: Breaker::new(options.max_consecutive_failures),
             compactions: 0,
@@ -98,6 +101,7 @@ impl Compactor {
         Ok(Compactor {
             inner: Rc::new(Inner {
                 options,
+                recognizer,
                 callbacks,
                 state,
             }),
@@ -247,6 +251,7 @@ impl Compactor {
             &prepared.plan,
             None,
             &self.inner.options.settings.summary,
+            1,
             false,
         );
         let removed = originals(

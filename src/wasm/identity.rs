@@ -19,6 +19,7 @@ use super::error::to_js as error_to_js;
 use crate::core::error::Error;
 use crate::core::estimate::{EstimateCache, Estimator, KindTokens};
 use crate::core::message::{Message, Role};
+use crate::core::summary::Recognizer;
 use crate::formats::{detect, Format};
 
 #[wasm_bindgen(inline_js = r#"
@@ -111,6 +112,7 @@ impl IdentityCache {
         array: &Array,
         format: Option<Format>,
         estimator: &Estimator,
+        recognizer: &Recognizer,
     ) -> Result<Resolved, JsValue> {
         let buffer = identify(&self.map, array);
         let mut ids = vec![0u32; array.length() as usize];
@@ -153,7 +155,8 @@ impl IdentityCache {
             let value = array.get(u32::try_from(i).unwrap_or(u32::MAX));
             let path = format!("messages[{i}]");
             let json = to_json(&value, &path)?;
-            let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+            let mut message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+            recognizer.mark(&mut message);
             let kinds = if estimator.counter.is_exact() {
                 self.counts.estimate_message(estimator, &message)
             } else {

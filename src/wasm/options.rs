@@ -18,6 +18,7 @@ pub struct Callbacks {
     pub on_before: Option<Function>,
     pub on_after: Option<Function>,
     pub on_progress: Option<Function>,
+    pub on_error: Option<Function>,
 }
 
 /// The estimator the options ask for (an exact encoding must be loaded).
@@ -51,7 +52,8 @@ pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
         if value.is_undefined() {
             continue;
         }
-        if FUNCTION_KEYS.contains(&name.as_str()) {
+        let builtin = name == "summarize" && value.is_string();
+        if FUNCTION_KEYS.contains(&name.as_str()) && !builtin {
             let Some(f) = value.dyn_ref::<Function>() else {
                 return throw(Err(Error::invalid_option(
                     name.clone(),
@@ -62,6 +64,7 @@ pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
                 "summarize" => &mut callbacks.summarize,
                 "onBeforeCompaction" => &mut callbacks.on_before,
                 "onAfterCompaction" => &mut callbacks.on_after,
+                "onError" => &mut callbacks.on_error,
                 _ => &mut callbacks.on_progress,
             };
             *slot = Some(f.clone());

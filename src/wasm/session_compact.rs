@@ -81,6 +81,7 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
         callbacks: &inner.callbacks,
         estimator: &estimator,
         state: None,
+        extractive: inner.options.extractive,
     };
     let call = call_options(options);
     let max = inner.options.settings.plan.summary_tokens;
@@ -185,6 +186,7 @@ async fn run_inner(
         callbacks: &inner.callbacks,
         estimator: &estimator,
         state: previous_state.as_ref(),
+        extractive: inner.options.extractive,
     };
     // The log holds the conversation: no continue message is added to it.
     let executed: Executed = match execute(

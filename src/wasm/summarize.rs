@@ -16,7 +16,6 @@ use crate::core::options::Options;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::render::{render, Rendered};
 use crate::core::summary::job::{PieceRequest, SummaryJob};
-use crate::core::summary::prompt::Templates;
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -29,6 +28,9 @@ pub struct Exec<'a> {
     pub estimator: &'a Estimator,
     /// The workstream state so far (a session's), shown to the summarizer as `request.state`.
     pub state: Option<&'a serde_json::Value>,
+    /// Write the extractive summary instead of calling the summarizer (`summarize: "extractive"`,
+    /// or the fallback after a failure).
+    pub extractive: bool,
 }
 
 /// The result of [`execute`].
@@ -50,7 +52,7 @@ pub struct Executed {
 fn policy(o: &Options) -> RetryPolicy {
     RetryPolicy {
         retries: o.settings.retries,
-        delay_ms: o.retry_delay_ms,
+        delay_ms: o.settings.retry_delay_ms,
         timeout_ms: o.timeout_ms,
     }
 }
@@ -98,25 +100,6 @@ fn state_delta(answer: &JsValue) -> Result<Option<serde_json::Value>, JsValue> {
         )
     })?;
     Ok(Some(value))
-}
-
-/// The default templates with the caller's replacements.
-fn templates(prompts: &crate::core::options::Prompts) -> Templates {
-    let mut t = Templates::default();
-    let pairs = [
-        (&prompts.system, &mut t.system),
-        (&prompts.history, &mut t.history),
-        (&prompts.update, &mut t.update),
-        (&prompts.turn_prefix, &mut t.turn_prefix),
-        (&prompts.chunk, &mut t.chunk),
-        (&prompts.rollup, &mut t.rollup),
-    ];
-    for (given, slot) in pairs {
-        if let Some(text) = given {
-            slot.clone_from(text);
-        }
-    }
-    t
 }
 
 fn request_object(piece: &PieceRequest, all: &Array, state: Option<&serde_json::Value>) -> Object {
@@ -375,6 +358,23 @@ pub async fn execute(
             Some(Some(text)) => summary_text = Some(text),
             None => {}
         }
+        if summary_text.is_none() && exec.extractive {
+            let estimate = |t: &str| exec.estimator.counter.count(t);
+            let job = SummaryJob::new(
+                messages,
+                plan,
+                &exec.options.settings,
+                exec.options.settings.templates.clone(),
+                None,
+                call.instructions.clone(),
+                round,
+                &estimate,
+            )
+            .map_err(|e| error_to_js(&e, None))?;
+            let finished = job.extractive(messages);
+            digest = digest_json(&finished.digest);
+            summary_text = Some(finished.summary);
+        }
         if summary_text.is_none() {
             let Some(summarize) = exec.callbacks.summarize.clone() else {
                 return Err(error_to_js(
@@ -385,7 +385,7 @@ pub async fn execute(
                     None,
                 ));
             };
-            let templates = templates(&exec.options.prompts);
+            let templates = exec.options.settings.templates.clone();
             let estimate = |t: &str| exec.estimator.counter.count(t);
             let mut job = SummaryJob::new(
                 messages,
@@ -398,6 +398,10 @@ pub async fn execute(
                 &estimate,
             )
             .map_err(|e| error_to_js(&e, None))?;
+            job.set_state(
+                exec.state
+                    .and_then(crate::core::session::workstream::render),
+            );
             loop {
                 let pieces = job.next();
                 if pieces.is_empty() {
@@ -418,11 +422,7 @@ pub async fn execute(
                 .await?;
             }
             let finished = job.finish().map_err(|e| error_to_js(&e, None))?;
-            let d = &finished.digest;
-            digest = json!({
-                "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
-                "errors": d.errors, "userRequests": d.user_requests,
-            });
+            digest = digest_json(&finished.digest);
             summary_text = Some(finished.summary);
         }
     } else if is_aborted(&call.signal) {
@@ -433,6 +433,7 @@ pub async fn execute(
         plan,
         summary_text.as_deref(),
         &exec.options.settings.summary,
+        round,
         automatic,
     );
     let out_messages: Vec<_> = rendered.iter().map(|r| r.message.clone()).collect();
@@ -451,4 +452,12 @@ pub async fn execute(
         tokens_after,
         state_deltas: deltas,
     }))
+}
+
+/// The digest as the result's `digest` field.
+fn digest_json(d: &crate::core::summary::Digest) -> serde_json::Value {
+    json!({
+        "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
+        "errors": d.errors, "userRequests": d.user_requests,
+    })
 }

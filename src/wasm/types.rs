@@ -12,7 +12,7 @@ export type Tokenizer = "heuristic" | EncodingName;
 /** The message formats the package reads and writes; "auto" detects them. */
 export type MessageFormat = "auto" | "ai-sdk" | "openai" | "anthropic" | "pi";
 /** Defaults of known agents and of the seed systems (docs/presets.md). */
-export type PresetName = "pi" | "codex" | "opencode" | "claude-code" | "langchain" | "anthropic-api" | "seed-001" | "seed-003" | "seed-004";
+export type PresetName = "pi" | "seed-000" | "codex" | "opencode" | "claude-code" | "langchain" | "anthropic-api" | "seed-001" | "seed-003" | "seed-004";
 
 /** When to compact. `fraction`: tokens ≥ ⌊f × available⌋; `fractionAbove`: tokens > f × available. */
 export type Trigger =
@@ -26,13 +26,25 @@ export type Trigger =
   | "never";
 
 /** What is kept verbatim (docs/planning.md). */
+/**
+ * Seed 002's sliding window, turn window and token budget make no model call: what they do not
+ * keep is dropped and returned as `removed`, unless `summarize: true`. The others summarize.
+ */
 export type KeepStrategy =
-  | { type: "recent-tokens"; keep: number }
-  | { type: "sliding-window"; keep: number }
-  | { type: "turn-window"; keep: number }
-  | { type: "token-budget"; maxTokens: number }
-  | { type: "recursive"; keep: number; overlap?: number }
-  | { type: "codex"; maxTokens: number };
+  | { type: "recent-tokens"; keep: number; summarize?: boolean }
+  | { type: "sliding-window"; keep: number; summarize?: boolean }
+  | { type: "turn-window"; keep: number; summarize?: boolean }
+  | { type: "token-budget"; maxTokens: number; summarize?: boolean }
+  | { type: "recursive"; keep: number; overlap?: number; summarize?: boolean }
+  | { type: "codex"; maxTokens: number; summarize?: boolean };
+
+/**
+ * What `maybeCompact` does when the summarizer fails (`SUMMARIZER_FAILED`, `TIMEOUT`,
+ * `SUMMARY_EMPTY`, `NO_PROGRESS`): `"auto"` (default) returns the messages unchanged while they
+ * still fit the window minus the reserve and falls back to the extractive summary past that;
+ * `"unchanged"`, `"extractive"` and `"reject"` always do that one thing.
+ */
+export type FailurePolicy = "auto" | "unchanged" | "extractive" | "reject";
 
 /** Pruning tried before shrinking the kept tail, and used by `prune()`. */
 export type PruneOptions =
@@ -101,11 +113,26 @@ export interface CompactorOptions<M = object> {
   tokenizer?: Tokenizer;
   format?: MessageFormat;
   preset?: PresetName;
-  summarize?: Summarize<M>;
+  /**
+   * Your model call, or `"extractive"` for the built-in summary without a model (the digest of
+   * the replaced messages). Required unless the strategy only drops.
+   */
+  summarize?: Summarize<M> | "extractive";
+  /** What `maybeCompact` does when the summarizer fails (default `"auto"`). */
+  onFailure?: FailurePolicy;
+  /**
+   * Called with every failed compaction's `CompactionError` (awaited), before `compact()`
+   * rejects or `maybeCompact` recovers. Without it, a failure `maybeCompact` recovers from is
+   * written to `console.warn`.
+   */
+  onError?: (error: Error & { readonly code: string; readonly path?: string }) => void | Promise<void>;
   summaryTokens?: number;
   prefixSummaryTokens?: number;
   summaryRole?: "user" | "assistant" | "system";
+  /** Text before the summary; `{round}` is the round. */
   summaryPrefix?: string;
+  /** Text after the summary; `{round}` is the round (default: the line `(compaction round N)`). */
+  summarySuffix?: string;
   summaryQuestion?: string | null;
   continueMessage?: string | null;
   prune?: PruneOptions;

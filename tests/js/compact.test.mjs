@@ -136,7 +136,7 @@ test("retries with backoff: two failures then success", async () => {
 
 test("the circuit breaker stops automatic compaction after repeated failures; manual still works", async () => {
   let calls = 0;
-  const compactor = new Compactor({ ...base, retries: 0, maxConsecutiveFailures: 2, summarize: () => { calls += 1; throw new Error("down"); } });
+  const compactor = new Compactor({ ...base, retries: 0, maxConsecutiveFailures: 2, onFailure: "reject", onError: () => {}, summarize: () => { calls += 1; throw new Error("down"); } });
   const messages = aiSdkHistory();
   await assert.rejects(compactor.maybeCompact(messages));
   await assert.rejects(compactor.maybeCompact(messages));

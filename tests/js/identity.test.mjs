@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { Compactor, importSession } from "context-compaction";
 
 const session = importSession(readFileSync(new URL("../fixtures/pi/large-session.jsonl", import.meta.url), "utf8"), "pi");
-const options = { contextWindow: 60_000, reserveTokens: 4_000, keepRecentTokens: 8_000, format: "pi" };
+const options = { contextWindow: 60_000, reserveTokens: 4_000, keepRecentTokens: 8_000, format: "pi", summarize: "extractive" };
 
 for (const tokenizer of ["heuristic", "o200k_base"]) {
   test(`a cached Compactor answers as a fresh one over a growing real session (${tokenizer})`, () => {
@@ -34,7 +34,7 @@ for (const tokenizer of ["heuristic", "o200k_base"]) {
 }
 
 test("a replaced object is read anew; one mutated in place only after forget()", () => {
-  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk" });
+  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk", summarize: "extractive" });
   const first = { role: "user", content: "short" };
   const messages = [first, { role: "assistant", content: "ok" }];
   const before = c.check(messages).tokens;
@@ -48,7 +48,7 @@ test("a replaced object is read anew; one mutated in place only after forget()",
 });
 
 test("bad input is still reported with its path, whatever was cached", () => {
-  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk" });
+  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk", summarize: "extractive" });
   const ok = [{ role: "user", content: "hi" }];
   c.check(ok);
   assert.throws(() => c.check([...ok, { content: "no role" }]), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[1]"));

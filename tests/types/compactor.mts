@@ -63,3 +63,19 @@ new Compactor({ contextWindow: 1, trigger: { percent: 90 } });
 new Compactor({ contextWindow: 1, summarize: async () => 42 });
 // @ts-expect-error: not a preset
 new Compactor({ contextWindow: 1, preset: "cursor" });
+// @ts-expect-error: not a failure policy
+new Compactor({ contextWindow: 1, summarize: "extractive", onFailure: "ignore" });
+// @ts-expect-error: the only built-in summarizer is "extractive"
+new Compactor({ contextWindow: 1, summarize: "abstractive" });
+
+// The failure policy, the error hook, the built-in summarizer and seed 002's drop strategies.
+const resilient = new Compactor<MyMessage>({
+  contextWindow: 100_000,
+  preset: "seed-000",
+  summarize: "extractive",
+  onFailure: "auto",
+  onError: (error) => console.warn(error.code, error.path ?? ""),
+  summarySuffix: "\n(round {round})",
+});
+const archiving = new Compactor<MyMessage>({ contextWindow: 100_000, strategy: { type: "turn-window", keep: 4, summarize: false } });
+void [resilient, archiving];

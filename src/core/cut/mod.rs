@@ -61,9 +61,10 @@ pub struct Layout {
 impl Layout {
     /// Analyzes `messages`.
     pub fn new(messages: &[Message]) -> Layout {
+        // A system-role summary (seed 004's) ends the leading system messages: it is folded in.
         let system_end = messages
             .iter()
-            .position(|m| m.role != Role::System)
+            .position(|m| m.role != Role::System || m.summary)
             .unwrap_or(messages.len());
         let last_summary = messages.iter().rposition(|m| m.summary);
         let tail_floor = last_summary.map_or(system_end, |s| (s + 1).max(system_end));

@@ -2,13 +2,15 @@
 
 use crate::core::error::{Error, ErrorCode, Result};
 
-/// The round of a new summary: 1 when it folds in no earlier summary; otherwise one more than the
-/// rounds before it (`compactions` made so far, at least 1 for the earlier summary itself).
-pub fn next_round(folds_previous: bool, compactions: u32) -> u32 {
-    if folds_previous {
-        compactions.max(1).saturating_add(1)
-    } else {
-        1
+/// The round of a new summary: 1 when it folds in no earlier summary (`previous` is `None`);
+/// otherwise one more than the earlier summary's round as read from its text (`Some(round)`), or,
+/// when the text names none (`Some(None)`), one more than the `compactions` made so far (at least 1
+/// for the earlier summary itself).
+pub fn next_round(previous: Option<Option<u32>>, compactions: u32) -> u32 {
+    match previous {
+        None => 1,
+        Some(Some(round)) => round.max(1).saturating_add(1),
+        Some(None) => compactions.max(1).saturating_add(1),
     }
 }
 
@@ -31,13 +33,19 @@ mod tests {
 
     #[test]
     fn rounds_and_progress() {
-        assert_eq!(next_round(false, 7), 1);
+        assert_eq!(next_round(None, 7), 1);
         assert_eq!(
-            next_round(true, 0),
+            next_round(Some(Some(3)), 0),
+            4,
+            "a fresh compactor continues round 3"
+        );
+        assert_eq!(next_round(Some(Some(3)), 9), 4);
+        assert_eq!(
+            next_round(Some(None), 0),
             2,
             "an earlier summary from elsewhere is round 1"
         );
-        assert_eq!(next_round(true, 3), 4);
+        assert_eq!(next_round(Some(None), 3), 4);
         assert!(check_progress(10, 9).is_ok());
         assert_eq!(
             check_progress(10, 10).unwrap_err().code,

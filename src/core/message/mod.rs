@@ -135,42 +135,8 @@ impl Message {
     }
 }
 
-/// Text openings by which known agents mark an injected summary. Importers set
-/// [`Message::summary`] on a user, assistant or system message whose first text starts with one.
-pub const KNOWN_SUMMARY_PREFIXES: &[&str] = &[
-    // Claude Code
-    "This session is being continued from a previous conversation",
-    // pi
-    "The conversation history before this point was compacted into the following summary",
-    // Codex
-    "Another language model started to solve this problem and produced a summary",
-    // LangChain
-    "Here is a summary of the conversation to date:",
-    // seed 001
-    "## Session Summary (Compaction Round",
-    // seed 004
-    "Compacted context summary:",
-];
-
-/// True when `text` starts (after leading whitespace) with one of [`KNOWN_SUMMARY_PREFIXES`].
-pub fn looks_like_summary(text: &str) -> bool {
-    let t = text.trim_start();
-    KNOWN_SUMMARY_PREFIXES.iter().any(|p| t.starts_with(p))
-}
-
-/// Sets [`Message::summary`] when the first text part looks like a known summary and the
-/// message carries no tool data. Used by every importer.
+/// Sets [`Message::summary`] when the message is a summary (or a summary question) written by any
+/// preset or known agent ([`crate::core::summary::Recognizer::standard`]). Used by every importer.
 pub fn mark_summary(message: &mut Message) {
-    if message.role == Role::Tool || message.parts.iter().any(Part::is_tool_data) {
-        return;
-    }
-    let first_text = message.parts.iter().find_map(|p| match p {
-        Part::Text { text } => Some(text.as_str()),
-        _ => None,
-    });
-    if let Some(text) = first_text {
-        if looks_like_summary(text) {
-            message.summary = true;
-        }
-    }
+    crate::core::summary::Recognizer::standard().mark(message);
 }

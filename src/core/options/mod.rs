@@ -5,7 +5,8 @@
 pub mod reader;
 pub mod trim;
 
-use crate::core::cut::TurnBoundary;
+use crate::core::cut::{Direction, TurnBoundary};
+use crate::core::driver::FailurePolicy;
 use crate::core::error::{Error, Result};
 use crate::core::estimate::ImageRule;
 use crate::core::message::Role;
@@ -15,7 +16,7 @@ use crate::core::preset::Preset;
 use crate::core::prune::{
     ClearToolInputs, ClearToolUsesOptions, OpenCodeOptions, Style, TtlOptions,
 };
-use crate::core::settings::Settings;
+use crate::core::settings::{Settings, SHADOW_PROMPT};
 use crate::core::tokens::EncodingName;
 use crate::core::trigger::Trigger;
 use crate::formats::Format;
@@ -31,17 +32,6 @@ pub enum Tokenizer {
     Exact(EncodingName),
 }
 
-/// Replacements for the default prompt templates (`None` keeps the default).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Prompts {
-    pub system: Option<String>,
-    pub history: Option<String>,
-    pub update: Option<String>,
-    pub turn_prefix: Option<String>,
-    pub chunk: Option<String>,
-    pub rollup: Option<String>,
-}
-
 /// Everything the options say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -52,25 +42,55 @@ pub struct Options {
     pub image_rule: ImageRule,
     /// Per summarizer call.
     pub timeout_ms: u64,
-    /// First retry delay; doubles each retry.
-    pub retry_delay_ms: u64,
     /// Automatic compaction stops after this many consecutive failures (manual still works).
     pub max_consecutive_failures: u32,
-    pub prompts: Prompts,
+    /// `summarize: "extractive"`: the built-in summary without a model.
+    pub extractive: bool,
+    /// What `maybeCompact` does when the summarizer fails.
+    pub on_failure: FailurePolicy,
 }
 
-/// The keys that hold functions; the binding reads them itself.
-pub const FUNCTION_KEYS: [&str; 4] = [
+impl Options {
+    /// Checks at construction that compaction can run: a plan that summarizes needs a summarizer
+    /// (`has_callback`: the `summarize` function was given) or `summarize: "extractive"`.
+    pub fn check_summarizer(&self, has_callback: bool) -> Result<()> {
+        if self.settings.plan.summarize && !has_callback && !self.extractive {
+            return Err(Error::invalid_option(
+                "summarize",
+                "summarize is required: pass your model call (an async function from a request to \
+                 the summary text), \"extractive\" for the built-in summary without a model, or a \
+                 strategy that drops old messages instead ({ type: \"sliding-window\" | \
+                 \"turn-window\" | \"token-budget\" })",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The keys that hold functions; the binding reads them itself (`summarize` may also be the
+/// string `"extractive"`, which stays in the JSON).
+pub const FUNCTION_KEYS: [&str; 5] = [
     "summarize",
     "onBeforeCompaction",
     "onAfterCompaction",
     "onProgress",
+    "onError",
 ];
 
 /// Parses the options object (without its function-valued keys).
 pub fn parse(value: &Value) -> Result<Options> {
     let r = Reader::new(value, "")?;
-    for key in FUNCTION_KEYS {
+    let extractive = match r.value("summarize") {
+        Some(Value::String(s)) if s == "extractive" => true,
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "summarize",
+                "summarize must be a function or \"extractive\"",
+            ))
+        }
+        None => false,
+    };
+    for key in FUNCTION_KEYS.into_iter().filter(|k| *k != "summarize") {
         if r.value(key).is_some() {
             return Err(Error::invalid_option(
                 key,
@@ -78,10 +98,16 @@ pub fn parse(value: &Value) -> Result<Options> {
             ));
         }
     }
+    let preset = match r.choice("preset", &PRESET_NAMES)? {
+        Some(name) => Some(Preset::parse(name)?),
+        None => None,
+    };
+    let fallback = preset.and_then(Preset::default_context_window);
     let model = r.string("model")?.map(|m| (m, model_info(m)));
     let window = match (r.count("contextWindow", 1_000)?, &model) {
         (Some(w), _) => w,
         (None, Some((_, Some(info)))) => info.context_window,
+        (None, _) if fallback.is_some() => fallback.unwrap_or_default(),
         (None, Some((name, None))) => {
             return Err(Error::invalid_option(
                 "contextWindow",
@@ -102,8 +128,8 @@ pub fn parse(value: &Value) -> Result<Options> {
         (None, Some((_, Some(info)))) => info.max_output,
         _ => (window / 8).clamp(1, 32_000),
     };
-    let mut settings = match r.choice("preset", &PRESET_NAMES)? {
-        Some(name) => Preset::parse(name)?.settings(window, max_output),
+    let mut settings = match preset {
+        Some(p) => p.settings(window, max_output),
         None => Settings::new(window),
     };
     budget(&r, &mut settings)?;
@@ -141,16 +167,24 @@ pub fn parse(value: &Value) -> Result<Options> {
     if let Some(n) = r.count("retries", 0)? {
         settings.retries = u32::try_from(n).unwrap_or(u32::MAX);
     }
+    if let Some(n) = r.count("retryDelayMs", 0)? {
+        settings.retry_delay_ms = n as u64;
+    }
+    prompts(&r, &mut settings)?;
+    let on_failure = match r.choice("onFailure", &FailurePolicy::NAMES)? {
+        Some(name) => FailurePolicy::parse(name, "onFailure")?,
+        None => FailurePolicy::Auto,
+    };
     let options = Options {
         tokenizer,
         format,
         image_rule,
         timeout_ms: r.count("timeoutMs", 1)?.map_or(120_000, |n| n as u64),
-        retry_delay_ms: r.count("retryDelayMs", 0)?.map_or(1_000, |n| n as u64),
         max_consecutive_failures: r
             .count("maxConsecutiveFailures", 1)?
             .map_or(3, |n| u32::try_from(n).unwrap_or(u32::MAX)),
-        prompts: prompts(&r)?,
+        extractive,
+        on_failure,
         settings,
     };
     r.finish()?;
@@ -158,8 +192,9 @@ pub fn parse(value: &Value) -> Result<Options> {
     Ok(options)
 }
 
-const PRESET_NAMES: [&str; 9] = [
+const PRESET_NAMES: [&str; 10] = [
     "pi",
+    "seed-000",
     "codex",
     "opencode",
     "claude-code",
@@ -241,7 +276,25 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
         s.plan.strategy = Strategy::RecentTokens { keep };
     }
     if let Some(v) = r.value("strategy") {
-        s.plan.strategy = strategy(v)?;
+        let (strategy, summarize) = strategy(v)?;
+        if matches!(strategy, Strategy::Recursive { .. }) {
+            // Seed 002: the summary is a synthetic turn, a shadow prompt and the answer.
+            s.summary.role = Role::Assistant;
+            s.summary.question = Some(SHADOW_PROMPT.into());
+        }
+        if matches!(
+            strategy,
+            Strategy::LastMessages { .. }
+                | Strategy::LastTurns { .. }
+                | Strategy::TokenBudget { .. }
+                | Strategy::Recursive { .. }
+        ) {
+            // Seed 002: every strategy snaps the kept window forward to a user message.
+            s.plan.boundary = TurnBoundary::Snap;
+            s.plan.direction = Direction::Forward;
+        }
+        s.plan.strategy = strategy;
+        s.plan.summarize = summarize;
     }
     match r.choice("turnBoundary", &["split", "snap"])? {
         Some("split") => s.plan.boundary = TurnBoundary::Split,
@@ -249,6 +302,10 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
         None => {}
     }
     if let Some(n) = r.count("summaryTokens", 1)? {
+        // A rollup threshold tied to the summary budget follows it (seed 004's own does not).
+        if s.rollup_tokens == s.plan.summary_tokens {
+            s.rollup_tokens = n;
+        }
         s.plan.summary_tokens = n;
     }
     if let Some(n) = r.count("prefixSummaryTokens", 1)? {
@@ -282,10 +339,12 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     Ok(())
 }
 
-/// A strategy: `{ type: "recent-tokens", keep }`, `{ type: "sliding-window", keep, direction? }`,
+/// A strategy: `{ type: "recent-tokens", keep }`, `{ type: "sliding-window", keep }`,
 /// `{ type: "turn-window", keep }`, `{ type: "token-budget", maxTokens }`,
-/// `{ type: "recursive", keep, overlap? }`, `{ type: "codex", maxTokens }`.
-fn strategy(value: &Value) -> Result<Strategy> {
+/// `{ type: "recursive", keep, overlap? }`, `{ type: "codex", maxTokens }`, each with an optional
+/// `summarize` flag. Seed 002's sliding window, turn window and token budget make no model call:
+/// they drop (archive) what they do not keep unless `summarize: true`; the others summarize.
+fn strategy(value: &Value) -> Result<(Strategy, bool)> {
     let r = Reader::new(value, "strategy")?;
     let kind = r
         .choice(
@@ -329,8 +388,10 @@ fn strategy(value: &Value) -> Result<Strategy> {
             max_tokens: need("maxTokens")?,
         },
     };
+    let drops = matches!(kind, "sliding-window" | "turn-window" | "token-budget");
+    let summarize = r.boolean("summarize")?.unwrap_or(!drops);
     r.finish()?;
-    Ok(s)
+    Ok((s, summarize))
 }
 
 /// `false` (never), `"supersede"`, or `{ style: "supersede" | "opencode" | "anthropic" | "ttl",
@@ -423,6 +484,9 @@ fn summary(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     if let Some(p) = r.string("summaryPrefix")? {
         s.summary.prefix = p.into();
     }
+    if let Some(p) = r.string("summarySuffix")? {
+        s.summary.suffix = p.into();
+    }
     if r.has("summaryQuestion") || r.obj_has_null("summaryQuestion") {
         s.summary.question = r.string("summaryQuestion")?.map(str::to_string);
     }
@@ -432,19 +496,25 @@ fn summary(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     Ok(())
 }
 
-fn prompts(r: &Reader<'_>) -> Result<Prompts> {
+/// `prompts: { system?, history?, update?, turnPrefix?, chunk?, rollup? }` replace the preset's
+/// (or the default) templates one by one.
+fn prompts(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     let Some(v) = r.value("prompts") else {
-        return Ok(Prompts::default());
+        return Ok(());
     };
     let p = Reader::new(v, "prompts")?;
-    let out = Prompts {
-        system: p.string("system")?.map(str::to_string),
-        history: p.string("history")?.map(str::to_string),
-        update: p.string("update")?.map(str::to_string),
-        turn_prefix: p.string("turnPrefix")?.map(str::to_string),
-        chunk: p.string("chunk")?.map(str::to_string),
-        rollup: p.string("rollup")?.map(str::to_string),
-    };
-    p.finish()?;
-    Ok(out)
+    let t = &mut s.templates;
+    for (key, slot) in [
+        ("system", &mut t.system),
+        ("history", &mut t.history),
+        ("update", &mut t.update),
+        ("turnPrefix", &mut t.turn_prefix),
+        ("chunk", &mut t.chunk),
+        ("rollup", &mut t.rollup),
+    ] {
+        if let Some(text) = p.string(key)? {
+            *slot = text.to_string();
+        }
+    }
+    p.finish()
 }

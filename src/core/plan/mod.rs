@@ -364,9 +364,23 @@ impl Planner<'_, '_> {
         })
     }
 
-    /// Pinned messages, their tool partners, and (when not summarizing) earlier summaries stay.
+    /// Pinned messages, their tool partners, and (when not summarizing) earlier summaries stay;
+    /// so does a turn window's preamble, the messages before the first turn (seed 002).
     fn pin(&self, mut a: Assignment) -> Assignment {
         let messages = self.input.messages;
+        let drops_turns =
+            !self.options.summarize && matches!(self.options.strategy, Strategy::LastTurns { .. });
+        let preamble = if drops_turns {
+            self.layout.tail_floor
+                ..self
+                    .layout
+                    .turn_starts
+                    .first()
+                    .copied()
+                    .unwrap_or(self.layout.tail_floor)
+        } else {
+            0..0
+        };
         let mut work: Vec<usize> = (0..messages.len())
             .filter(|&i| {
                 let removed = !matches!(
@@ -374,7 +388,9 @@ impl Planner<'_, '_> {
                     Some(Disposition::System | Disposition::Keep)
                 );
                 let m = messages.get(i);
-                removed && m.is_some_and(|m| m.pinned || (m.summary && !self.options.summarize))
+                let stays = preamble.contains(&i)
+                    || m.is_some_and(|m| m.pinned || (m.summary && !self.options.summarize));
+                removed && stays
             })
             .collect();
         while let Some(i) = work.pop() {

@@ -226,9 +226,11 @@ impl View {
 pub fn summary_messages(comp: &Compaction, style: &SummaryStyle) -> Vec<Message> {
     let state = comp.state.as_ref().and_then(super::workstream::render);
     match (&comp.summary, state) {
-        (Some(text), Some(state)) => summary_block(&format!("{text}\n\n{state}"), style),
-        (Some(text), None) => summary_block(text, style),
-        (None, Some(state)) => summary_block(&state, style),
+        (Some(text), Some(state)) => {
+            summary_block(&format!("{text}\n\n{state}"), style, comp.round)
+        }
+        (Some(text), None) => summary_block(text, style, comp.round),
+        (None, Some(state)) => summary_block(&state, style, comp.round),
         (None, None) => Vec::new(),
     }
 }

@@ -32,7 +32,7 @@ use serde_json::Value;
 use crate::core::message::{Message, Part};
 use crate::core::prune::{classify, FileAccess};
 
-use super::transcript::truncate_plain;
+use super::transcript::{tool_allowed, truncate_plain};
 
 /// Most files listed per list.
 pub const MAX_FILES: usize = 100;
@@ -86,6 +86,17 @@ impl Digest {
     /// Extracts the digest of `messages[i]` for every `i` of `indices` (out-of-range indices are
     /// skipped). Tool calls and results are matched by id across the given messages.
     pub fn extract(messages: &[Message], indices: &[usize]) -> Digest {
+        Digest::extract_allowed(messages, indices, None)
+    }
+
+    /// [`Digest::extract`] seeing only the tools the transcript's allow-list lets through (seed
+    /// 004): with `allow`, calls of other tools and their results (or results of unknown tools)
+    /// give no file, command or error, exactly as the transcript leaves them out.
+    pub fn extract_allowed(
+        messages: &[Message],
+        indices: &[usize],
+        allow: Option<&[String]>,
+    ) -> Digest {
         let chosen: Vec<&Message> = indices.iter().filter_map(|&i| messages.get(i)).collect();
         let failed: HashSet<&str> = chosen
             .iter()
@@ -115,6 +126,9 @@ impl Digest {
                 match part {
                     Part::ToolCall { id, name, input } => {
                         names.insert(id.as_str(), name.as_str());
+                        if !tool_allowed(name, allow) {
+                            continue;
+                        }
                         if let Some(command) = shell_command(name, input) {
                             commands.push(truncate_plain(&command, ITEM_CHARS));
                         }
@@ -139,10 +153,11 @@ impl Digest {
                         output,
                         is_error: true,
                     } => {
-                        let tool = name
-                            .as_deref()
-                            .or_else(|| names.get(id.as_str()).copied())
-                            .unwrap_or("tool");
+                        let known = name.as_deref().or_else(|| names.get(id.as_str()).copied());
+                        if allow.is_some() && !known.is_some_and(|n| tool_allowed(n, allow)) {
+                            continue;
+                        }
+                        let tool = known.unwrap_or("tool");
                         let line = first_line(output);
                         let item = if line.is_empty() {
                             format!("{tool}: (error without output)")

@@ -11,8 +11,8 @@
 //! characters or, when set, `settings.summarizer_input_tokens` tokens (a single message larger
 //! than that is cut itself); the chunks of a lane run in sequence, each given the answer to the
 //! previous chunk as `previous_summary` (the first history chunk gets the earlier summary). When
-//! the history's final answer exceeds `min(settings.rollup_tokens, settings.plan.summary_tokens)`
-//! tokens, one rollup request condenses it.
+//! the history's final answer exceeds `settings.rollup_tokens` tokens (a preset's own threshold,
+//! such as seed 004's 80,000, or the summary budget), one rollup request condenses it.
 //!
 //! Validation of an answer: empty or whitespace → `SUMMARY_EMPTY`; estimated tokens not smaller
 //! than those of what it replaces (the piece's transcript, without overlap messages, plus the
@@ -29,6 +29,7 @@ use crate::core::settings::Settings;
 use super::chunk::{Chunk, Chunker};
 use super::digest::{append_to, Digest};
 use super::prompt::{render, Templates, NONE};
+use super::recognize::Recognizer;
 use super::transcript::entries;
 
 /// The heading of the split-turn section of the finished summary.
@@ -161,6 +162,8 @@ pub struct SummaryJob<'e> {
     summary_tokens: usize,
     prefix_tokens: usize,
     rollup_limit: usize,
+    original_task: String,
+    state: Option<String>,
     history: Lane,
     prefix: Option<Lane>,
     digest: Digest,
@@ -203,10 +206,7 @@ impl<'e> SummaryJob<'e> {
         let previous_summary = previous_summary
             .or_else(|| {
                 let text = messages.get(earlier?)?.plain_text();
-                let text = text
-                    .strip_prefix(settings.summary.prefix.as_str())
-                    .unwrap_or(&text);
-                Some(text.trim().to_string())
+                Some(Recognizer::with(&settings.summary).body(&text))
             })
             .filter(|s| !s.trim().is_empty());
         let covered_up_to = earlier.filter(|_| previous_summary.is_some());
@@ -233,7 +233,17 @@ impl<'e> SummaryJob<'e> {
             all.sort_unstable();
             all
         };
-        let digest = Digest::extract(messages, &digest_indices);
+        let digest = Digest::extract_allowed(
+            messages,
+            &digest_indices,
+            settings.transcript.tool_allow.as_deref(),
+        );
+        let original_task = messages
+            .iter()
+            .find(|m| m.is_user_turn_start())
+            .map(|m| m.plain_text())
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| "Unknown task".to_string());
         let char_limit = settings.chunk_chars.max(1);
         let token_limit = settings.summarizer_input_tokens;
         let chunker = Chunker {
@@ -266,7 +276,9 @@ impl<'e> SummaryJob<'e> {
             round,
             summary_tokens,
             prefix_tokens: settings.plan.prefix_summary_tokens,
-            rollup_limit: settings.rollup_tokens.min(summary_tokens),
+            rollup_limit: settings.rollup_tokens,
+            original_task,
+            state: None,
             history: history_lane,
             prefix: prefix_lane,
             digest,
@@ -360,6 +372,36 @@ impl<'e> SummaryJob<'e> {
     /// The digest of the summarized messages.
     pub fn digest(&self) -> &Digest {
         &self.digest
+    }
+
+    /// Shows `state` (the workstream state so far, as text) to the summarizer as `{state}`.
+    pub fn set_state(&mut self, state: Option<String>) {
+        self.state = state.filter(|s| !s.trim().is_empty());
+    }
+
+    /// The summary without a model ([`super::extractive`]): the earlier summary, then the digest
+    /// of the summarized messages and the last thing the assistant said in them, within the
+    /// history's token budget. Used by `summarize: "extractive"` and as the fallback when the
+    /// summarizer fails.
+    pub fn extractive(&self, messages: &[Message]) -> Finished {
+        let mut indices = self.history.indices.clone();
+        if let Some(prefix) = &self.prefix {
+            indices.extend(prefix.indices.iter().copied());
+        }
+        indices.sort_unstable();
+        let summary = super::extractive::summary(&super::extractive::Input {
+            messages,
+            indices: &indices,
+            previous_summary: self.previous_summary.as_deref(),
+            digest: &self.digest,
+            max_tokens: self.summary_tokens,
+            estimate: self.estimate,
+        });
+        Finished {
+            summary,
+            digest: self.digest.clone(),
+            appended: Digest::default(),
+        }
     }
 
     /// Assembles the summary (see [`Finished`]). Errors: `INVALID_INPUT` when pieces are still
@@ -462,6 +504,8 @@ impl<'e> SummaryJob<'e> {
             ("round", round.as_str()),
             ("part", part_text.as_str()),
             ("parts", parts_text.as_str()),
+            ("original_task", self.original_task.as_str()),
+            ("state", self.state.as_deref().unwrap_or(NONE)),
         ];
         let request = PieceRequest {
             id: PieceId(self.next_id),
