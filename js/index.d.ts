@@ -15,7 +15,10 @@ export type ErrorCode =
   | "TIMEOUT"
   | "CONFLICT"
   | "CANNOT_COMPACT"
-  | "ENCODING_UNAVAILABLE";
+  | "ENCODING_UNAVAILABLE"
+  | "HOOK_FAILED"
+  | "INTERNAL"
+  | "DISPOSED";
 
 /** Every error the package throws or rejects with. */
 export declare class CompactionError extends Error {

@@ -4,21 +4,40 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const wasm = require("../pkg/node/context_compaction.js");
+const { guard } = require("../pkg/node/guard.cjs");
 const { CompactionError } = require("./error.cjs");
 
 const tablePath = (name) => path.join(__dirname, "..", "encodings", `${name}.tiktoken`);
-wasm.__configure(CompactionError, (name) => fs.readFileSync(tablePath(name)));
+// Also after a reset: the fresh instance reads the shipped tables again on first use.
+const configure = () => wasm.__configure(CompactionError, (name) => fs.readFileSync(tablePath(name)));
+configure();
+const installed = new Map();
+const { api, wrap } = guard(wasm, CompactionError, () => {
+  configure();
+  for (const [name, bytes] of installed) wasm.__installEncoding(name, bytes);
+});
 
 const fromUrl = (url) => (url.protocol === "file:" ? fs.promises.readFile(url) : fetch(url));
 
 /** Loads a rank table (Node loads the shipped ones by itself on first use). */
-async function loadEncoding(encoding, source) {
+const loadEncoding = wrap(async function loadEncoding(encoding, source) {
   const { makeLoadEncoding } = await import("./source.mjs");
-  return makeLoadEncoding(wasm, CompactionError, fromUrl)(encoding, source);
-}
+  return makeLoadEncoding(wasm, CompactionError, fromUrl, installed)(encoding, source);
+});
 
-module.exports = {
-  ...require("../pkg/node/context_compaction.js"),
-  CompactionError,
-  loadEncoding,
-};
+// One assignment per name, so that Node's ES module entry sees every export (tests/js/entries.test.mjs
+// checks that nothing of the API is missing).
+exports.Compactor = api.Compactor;
+exports.Session = api.Session;
+exports.countTokens = api.countTokens;
+exports.describeContextOverflow = api.describeContextOverflow;
+exports.estimateTokens = api.estimateTokens;
+exports.importSession = api.importSession;
+exports.isContextOverflowError = api.isContextOverflowError;
+exports.isEncodingLoaded = api.isEncodingLoaded;
+exports.repairMessages = api.repairMessages;
+exports.trimMessages = api.trimMessages;
+exports.validateMessages = api.validateMessages;
+exports.withOverflowRecovery = api.withOverflowRecovery;
+exports.CompactionError = CompactionError;
+exports.loadEncoding = loadEncoding;

@@ -52,13 +52,16 @@ export async function readSource(source, defaultUrl, CompactionError, fromUrl) {
 
 /**
  * `loadEncoding(encoding, source?)` bound to one build of the wasm module; `fromUrl` reads a URL
- * (`fetch` by default; Node's entry also reads `file:` URLs).
+ * (`fetch` by default; Node's entry also reads `file:` URLs). Installed tables are recorded in
+ * `installed` (name → bytes).
  */
-export function makeLoadEncoding(wasm, CompactionError, fromUrl = (url) => fetch(url)) {
+export function makeLoadEncoding(wasm, CompactionError, fromUrl = (url) => fetch(url), installed = new Map()) {
   return async function loadEncoding(encoding, source) {
     // Validates the name first (INVALID_INPUT for an unknown one).
     if (wasm.isEncodingLoaded(encoding) && source === undefined) return;
     const bytes = await readSource(source, tableUrl(encoding), CompactionError, fromUrl);
     wasm.__installEncoding(encoding, bytes);
+    // Kept so that a reset instance (after a trap) gets the same tables back.
+    installed.set(encoding, bytes);
   };
 }

@@ -2,10 +2,33 @@
 // beside the package by `await loadEncoding(name)` (or from a source you give).
 import initWasm, * as wasm from "../pkg/web/context_compaction.js";
 import { CompactionError } from "./error.mjs";
+import { guard } from "./guard.mjs";
 import { makeLoadEncoding } from "./source.mjs";
 
-export * from "../pkg/web/context_compaction.js";
 export { CompactionError };
+
+// Tables installed by `loadEncoding`, given back to a reset instance (after a trap).
+const installed = new Map();
+const { api, wrap } = guard(wasm, CompactionError, () => {
+  wasm.__configure(CompactionError);
+  for (const [name, bytes] of installed) wasm.__installEncoding(name, bytes);
+});
+
+// The API, every call guarded (tests/js/entries.test.mjs checks that nothing is missing).
+export const {
+  Compactor,
+  Session,
+  countTokens,
+  describeContextOverflow,
+  estimateTokens,
+  importSession,
+  isContextOverflowError,
+  isEncodingLoaded,
+  repairMessages,
+  trimMessages,
+  validateMessages,
+  withOverflowRecovery,
+} = api;
 
 let ready;
 
@@ -23,4 +46,4 @@ export function initSync(module) {
   wasm.__configure(CompactionError);
 }
 
-export const loadEncoding = makeLoadEncoding(wasm, CompactionError);
+export const loadEncoding = wrap(makeLoadEncoding(wasm, CompactionError, undefined, installed));

@@ -7,7 +7,7 @@ const budget = JSON.parse(readFileSync(new URL("../size-budget.json", import.met
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`.padStart(11);
 let over = 0;
 let seen = 0;
-for (const target of ["node", "web", "bundler"]) {
+for (const target of ["node", "web"]) {
   const dir = new URL(`../pkg/${target}/`, import.meta.url);
   if (!existsSync(dir)) continue;
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".wasm"))) {

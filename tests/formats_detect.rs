@@ -10,7 +10,7 @@
 
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::message::{Message, Role};
-use context_compaction::formats::{detect, import_named, Format};
+use context_compaction::formats::{detect, import_named, Codec, Format};
 use serde_json::{json, Value};
 
 #[test]

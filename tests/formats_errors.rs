@@ -11,6 +11,7 @@
 use context_compaction::core::error::ErrorCode;
 use context_compaction::formats::claude_code::import_claude_code;
 use context_compaction::formats::pi_session::import_pi_session;
+use context_compaction::formats::Codec;
 use context_compaction::formats::{detect, Format};
 use proptest::prelude::*;
 use serde_json::{json, Value};

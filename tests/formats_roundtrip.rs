@@ -9,7 +9,7 @@
 //! keep the fields of their original that the change does not concern.
 
 use context_compaction::core::message::{ImageSource, Message, Part, Role};
-use context_compaction::formats::{ai_sdk, anthropic, openai, pi, Format};
+use context_compaction::formats::{ai_sdk, anthropic, openai, pi, Codec, Format};
 use serde_json::{json, Value};
 
 // 1x1 PNG

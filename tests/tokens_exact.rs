@@ -102,3 +102,36 @@ proptest! {
         let _ = Encoding::parse(EncodingName::Cl100kBase, text.as_bytes());
     }
 }
+
+#[test]
+fn long_pieces_count_exactly_and_fast() {
+    // Pieces far above the heap merge's threshold: runs without spaces of CJK, one letter, base64,
+    // a long URL. Compared with tiktoken's own (quadratic) merge.
+    let mut b64 = String::new();
+    let mut x: u32 = 12345;
+    for _ in 0..20_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        b64.push(
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+                [(x >> 16) as usize % 64] as char,
+        );
+    }
+    let texts = [
+        "漢字かな交じり文".repeat(400),
+        "a".repeat(6_000),
+        b64,
+        format!("https://example.com/{}", "path-segment_".repeat(500)),
+        "🙂🙃".repeat(900),
+    ];
+    let reference = tiktoken_rs::o200k_base_singleton();
+    for text in &texts {
+        assert_eq!(
+            o200k().count(text),
+            reference.encode_ordinary(text).len(),
+            "{}…",
+            text.chars().take(20).collect::<String>()
+        );
+    }
+    // 300,000 bytes of CJK in one piece (quadratic merging took minutes on it).
+    assert_eq!(o200k().count(&"漢字".repeat(50_000)), 100_000);
+}

@@ -10,6 +10,10 @@
 
 use context_compaction::core::trigger::*;
 
+#[path = "common/oracles.rs"]
+mod oracles;
+use oracles::*;
+
 /// Windows of real models plus odd ones where `fraction × window` is not an integer.
 const WINDOWS: &[usize] = &[
     8_192, 16_385, 32_768, 100_000, 128_000, 128_001, 133_337, 200_000, 200_003, 272_000, 400_000,

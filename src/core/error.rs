@@ -16,6 +16,12 @@ pub enum ErrorCode {
     Conflict,
     CannotCompact,
     EncodingUnavailable,
+    /// A hook that decides something (`onBeforeCompaction`) threw or rejected.
+    HookFailed,
+    /// The WebAssembly instance trapped and was replaced (set by the JS entry's guard).
+    Internal,
+    /// The object was freed, or made by an instance that was replaced after a trap.
+    Disposed,
 }
 
 impl ErrorCode {
@@ -32,11 +38,14 @@ impl ErrorCode {
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::CannotCompact => "CANNOT_COMPACT",
             ErrorCode::EncodingUnavailable => "ENCODING_UNAVAILABLE",
+            ErrorCode::HookFailed => "HOOK_FAILED",
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Disposed => "DISPOSED",
         }
     }
 
     /// Every code.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidInput,
         ErrorCode::InvalidOptions,
         ErrorCode::SummarizerFailed,
@@ -47,6 +56,9 @@ impl ErrorCode {
         ErrorCode::Conflict,
         ErrorCode::CannotCompact,
         ErrorCode::EncodingUnavailable,
+        ErrorCode::HookFailed,
+        ErrorCode::Internal,
+        ErrorCode::Disposed,
     ];
 
     /// The code named `name` (as [`ErrorCode::as_str`] spells it).

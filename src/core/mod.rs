@@ -4,6 +4,7 @@ pub mod cut;
 pub mod driver;
 pub mod error;
 pub mod estimate;
+pub mod format;
 pub mod message;
 pub mod models;
 pub mod options;

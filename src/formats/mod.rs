@@ -20,56 +20,25 @@ pub mod session_log;
 
 use serde_json::Value;
 
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 use crate::core::message::Message;
 
 pub use detect::detect;
 pub use session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
 
-/// A message format of the caller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// Vercel AI SDK v5 `ModelMessage`.
-    AiSdk,
-    /// OpenAI chat completions.
-    OpenAi,
-    /// Anthropic messages API.
-    Anthropic,
-    /// pi agent messages.
-    Pi,
-}
+pub use crate::core::format::Format;
 
-impl Format {
-    /// The name as the API spells it (`"ai-sdk"`, `"openai"`, `"anthropic"`, `"pi"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::AiSdk => "ai-sdk",
-            Format::OpenAi => "openai",
-            Format::Anthropic => "anthropic",
-            Format::Pi => "pi",
-        }
-    }
-
-    /// Parses a format name; `"auto"` gives `None` (detect from the messages).
-    pub fn parse(name: &str) -> Result<Option<Format>> {
-        match name {
-            "ai-sdk" => Ok(Some(Format::AiSdk)),
-            "openai" => Ok(Some(Format::OpenAi)),
-            "anthropic" => Ok(Some(Format::Anthropic)),
-            "pi" => Ok(Some(Format::Pi)),
-            "auto" => Ok(None),
-            other => Err(Error::invalid_option(
-                "format",
-                format!(
-                    "unknown format \"{other}\" (expected \"ai-sdk\", \"openai\", \"anthropic\", \"pi\" or \"auto\")"
-                ),
-            )),
-        }
-    }
-
+/// Converting messages of a [`Format`] to and from the core's model.
+pub trait Codec {
     /// Imports `messages` (a JSON array) in this format; known summaries (and the answers to
     /// known summary questions) are marked.
-    pub fn import(self, messages: &Value) -> Result<Vec<Message>> {
+    fn import(self, messages: &Value) -> Result<Vec<Message>>;
+    /// Exports messages in this format (see each adapter's `export`).
+    fn export(self, messages: &[Message]) -> Vec<Value>;
+}
+
+impl Codec for Format {
+    fn import(self, messages: &Value) -> Result<Vec<Message>> {
         let mut out = match self {
             Format::AiSdk => ai_sdk::import(messages),
             Format::OpenAi => openai::import(messages),
@@ -80,8 +49,7 @@ impl Format {
         Ok(out)
     }
 
-    /// Exports messages in this format (see each adapter's `export`).
-    pub fn export(self, messages: &[Message]) -> Vec<Value> {
+    fn export(self, messages: &[Message]) -> Vec<Value> {
         match self {
             Format::AiSdk => ai_sdk::export(messages),
             Format::OpenAi => openai::export(messages),

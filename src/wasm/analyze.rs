@@ -102,7 +102,7 @@ impl Inner {
                 "messages must be an array",
             )));
         }
-        let array = js_sys::Array::from(messages);
+        let array = super::plain::snapshot(messages, "messages")?;
         let estimator = self.estimator()?;
         // The cache is taken out while JS runs (getters of the caller's objects may call back).
         let mut cache = std::mem::take(&mut self.state.borrow_mut().identity);

@@ -313,7 +313,7 @@ async fn run(
         "round": round,
         "splitTurn": plan.split_turn,
         "digest": done.digest,
-        "warnings": [],
+        "warnings": done.warnings,
     }));
     if let (true, Some(text)) = (round > 1, &inner.options.settings.repeat_warning) {
         warn(&result, text);

@@ -4,30 +4,39 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Object, Reflect};
+use js_sys::Reflect;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::analyze::{Inner, State};
-use super::convert::{originals, outgoing, to_js};
-use super::error::{throw, to_js as error_to_js};
+use super::convert::{outgoing, to_js};
+use super::error::throw;
 use super::identity::IdentityCache;
 use super::options::split_options;
 use crate::core::driver::Breaker;
-use crate::core::error::Error;
 use crate::core::estimate::Usage;
 use crate::core::message::Part;
 use crate::core::options::parse;
 use crate::core::plan::{Disposition, Escalation, Plan};
 use crate::core::prepare::Prepared;
 use crate::core::prune;
-use crate::core::render::{render, Origin, Rendered};
+use crate::core::render::{Origin, Rendered};
 use crate::core::summary::Recognizer;
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
 #[wasm_bindgen(skip_typescript)]
 pub struct Compactor {
     pub(crate) inner: Rc<Inner>,
+}
+
+/// The caller's array as it is now (the compaction runs a microtask later); anything else as it
+/// is (the compaction reports it).
+fn snapshot(messages: &JsValue) -> Result<JsValue, JsValue> {
+    if js_sys::Array::is_array(messages) {
+        super::plain::snapshot(messages, "messages").map(JsValue::from)
+    } else {
+        Ok(messages.clone())
+    }
 }
 
 fn usage_of(options: &JsValue) -> Result<Option<Usage>, JsValue> {
@@ -38,13 +47,8 @@ fn usage_of(options: &JsValue) -> Result<Option<Usage>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    let json: Value = serde_wasm_bindgen::from_value(value).unwrap_or(Value::Null);
-    Usage::from_value(&json).map(Some).ok_or_else(|| {
-        error_to_js(
-            &Error::invalid_input("usage", "usage must hold input and output token counts"),
-            None,
-        )
-    })
+    let json = super::plain::to_json(&value, "usage", super::plain::Kind::Options, "usage")?;
+    throw(Usage::parse(&json, "usage")).map(Some)
 }
 
 fn plan_json(plan: &Plan, prepared: &Prepared) -> Value {
@@ -215,12 +219,11 @@ impl Compactor {
     /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a
     /// `CompactionError` leaving the input untouched. `options`: `{ instructions?, signal?, force? }`.
     pub fn compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
-        wasm_bindgen_futures::future_to_promise(super::compact::compact(
-            Rc::clone(&self.inner),
-            messages,
-            options,
-            false,
-        ))
+        let snapshot = snapshot(&messages);
+        let inner = Rc::clone(&self.inner);
+        wasm_bindgen_futures::future_to_promise(async move {
+            super::compact::compact(inner, snapshot?, options, false).await
+        })
     }
 
     /// Resolves to the messages unchanged unless the trigger fires; then to the compacted messages
@@ -228,8 +231,9 @@ impl Compactor {
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
+        let snapshot = snapshot(&messages);
         wasm_bindgen_futures::future_to_promise(async move {
-            let result = super::compact::compact(inner, messages.clone(), options, true).await?;
+            let result = super::compact::compact(inner, snapshot?, options, true).await?;
             let changed = |key: &str| {
                 Reflect::get(&result, &JsValue::from_str(key)).ok() == Some(JsValue::TRUE)
             };
@@ -239,28 +243,5 @@ impl Compactor {
                 Ok(messages)
             }
         })
-    }
-
-    /// The render of a plan without a summary call (used by tests and strategies without a model).
-    #[wasm_bindgen(js_name = "__renderDrop", skip_typescript)]
-    pub fn render_drop(&self, messages: JsValue) -> Result<JsValue, JsValue> {
-        let a = self.inner.analyze(&messages)?;
-        let prepared = self.inner.prepare(&a, None, true)?;
-        let out = render(
-            &a.incoming.messages,
-            &prepared.plan,
-            None,
-            &self.inner.options.settings.summary,
-            1,
-            false,
-        );
-        let removed = originals(
-            &a.incoming,
-            prepared.plan.indices(Disposition::Drop).into_iter(),
-        );
-        let result = Object::new();
-        let _ = Reflect::set(&result, &"messages".into(), &outgoing(&a.incoming, &out));
-        let _ = Reflect::set(&result, &"removed".into(), &removed);
-        Ok(result.into())
     }
 }

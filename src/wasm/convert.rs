@@ -8,8 +8,9 @@ use crate::core::render::{Origin, Rendered};
 use crate::formats::{detect, Format};
 use js_sys::Array;
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
+
+use crate::formats::Codec;
 
 /// A caller's message array, imported.
 pub struct Incoming {
@@ -29,13 +30,8 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
             "messages must be an array",
         )));
     }
-    let array = Array::from(messages);
-    let json: Value = serde_wasm_bindgen::from_value(messages.clone()).map_err(|e| {
-        to_error(Error::invalid_input(
-            "messages",
-            format!("messages are not plain data: {e}"),
-        ))
-    })?;
+    let array = super::plain::snapshot(messages, "messages")?;
+    let json = super::plain::to_json(messages, "messages", super::plain::Kind::Input, "messages")?;
     let format = match format {
         Some(f) => f,
         None => throw(detect(&json))?,
@@ -46,10 +42,6 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
         format,
         messages,
     })
-}
-
-fn to_error(e: Error) -> JsValue {
-    super::error::to_js(&e, None)
 }
 
 /// A JSON value as a plain JS value (objects, not Maps).

@@ -13,6 +13,10 @@ thread_local! {
 /// Registers the entry point's hooks. Internal: called by the package's own JS, not by users.
 #[wasm_bindgen(js_name = "__configure", skip_typescript)]
 pub fn configure(error_class: Function, encoding_loader: Option<Function>) {
+    // Debug builds print a panic's message to the console before the trap (release builds stay
+    // small; the JS guard turns the trap into an `INTERNAL` error either way).
+    #[cfg(debug_assertions)]
+    console_error_panic_hook::set_once();
     ERROR_CLASS.with(|c| *c.borrow_mut() = Some(error_class));
     ENCODING_LOADER.with(|l| *l.borrow_mut() = encoding_loader);
 }

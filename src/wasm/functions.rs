@@ -19,6 +19,8 @@ use crate::formats::Format;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+use crate::formats::Codec;
+
 fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
     match format.map(|f| f.as_string()) {
         None => Ok(None),
@@ -38,12 +40,7 @@ pub fn trim_messages(
     #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "TrimOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let json: Value = serde_wasm_bindgen::from_value(options).map_err(|e| {
-        super::error::to_js(
-            &Error::invalid_option("options", format!("options must be an object: {e}")),
-            None,
-        )
-    })?;
+    let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
     let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
     let incoming = incoming(&messages, format)?;
     let counter = match tokenizer {

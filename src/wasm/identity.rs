@@ -37,8 +37,10 @@ export function identify(map, messages) {
 "#)]
 extern "C" {
     /// The known id of each message (0 when unknown), in a buffer reused across calls (no garbage
-    /// per call); only its first `messages.length` entries are meaningful.
-    fn identify(map: &WeakMap, messages: &Array) -> Uint32Array;
+    /// per call); only its first `messages.length` entries are meaningful. Throws (caught) when
+    /// reading the array throws (a getter or a Proxy of the caller's).
+    #[wasm_bindgen(catch)]
+    fn identify(map: &WeakMap, messages: &Array) -> Result<Uint32Array, JsValue>;
 }
 
 /// One message, imported once.
@@ -114,7 +116,16 @@ impl IdentityCache {
         estimator: &Estimator,
         recognizer: &Recognizer,
     ) -> Result<Resolved, JsValue> {
-        let buffer = identify(&self.map, array);
+        let buffer = identify(&self.map, array).map_err(|e| {
+            let detail = e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .unwrap_or_else(|| "a non-Error value".to_string());
+            error_to_js(
+                &Error::invalid_input("messages", format!("reading the messages threw: {detail}")),
+                None,
+            )
+        })?;
         let mut ids = vec![0u32; array.length() as usize];
         buffer.subarray(0, array.length()).copy_to(&mut ids);
         let mut todo: Vec<usize> = ids
@@ -152,7 +163,13 @@ impl IdentityCache {
         self.format = Some(format);
         let import = super::session::import_one(format);
         for i in todo {
-            let value = array.get(u32::try_from(i).unwrap_or(u32::MAX));
+            let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX))
+                .map_err(|_| {
+                    error_to_js(
+                        &Error::invalid_input(format!("messages[{i}]"), "reading it threw"),
+                        None,
+                    )
+                })?;
             let path = format!("messages[{i}]");
             let json = to_json(&value, &path)?;
             let mut message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
@@ -258,6 +275,7 @@ pub struct Totals {
 }
 
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
+    super::plain::check_shape(value, path, super::plain::Kind::Input)?;
     serde_wasm_bindgen::from_value(value.clone()).map_err(|e| {
         error_to_js(
             &Error::invalid_input(path, format!("messages are not plain data: {e}")),

@@ -12,6 +12,7 @@ pub mod functions;
 pub mod identity;
 pub mod options;
 pub mod overflow;
+pub mod plain;
 pub mod session;
 pub mod session_compact;
 pub mod session_types;

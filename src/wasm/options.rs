@@ -5,7 +5,7 @@ use js_sys::{Function, Object, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use super::error::{throw, to_js as error_to_js};
+use super::error::throw;
 use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
 use crate::core::options::{Options, Tokenizer, FUNCTION_KEYS};
@@ -70,12 +70,7 @@ pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
             *slot = Some(f.clone());
             continue;
         }
-        let converted: Value = serde_wasm_bindgen::from_value(value).map_err(|e| {
-            error_to_js(
-                &Error::invalid_option(name.clone(), format!("{name}: {e}")),
-                None,
-            )
-        })?;
+        let converted = super::plain::to_json(&value, &name, super::plain::Kind::Options, &name)?;
         json.insert(name, converted);
     }
     Ok((Value::Object(json), callbacks))

@@ -10,6 +10,8 @@ use js_sys::{Array, Object, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+use crate::formats::Codec;
+
 use super::convert::to_js;
 use super::error::{throw, to_js as error_to_js};
 use super::options::{estimator_for, split_options, Callbacks};
@@ -188,7 +190,7 @@ impl Inner {
             let existing: usize = messages
                 .iter()
                 .map(|m| {
-                    serde_wasm_bindgen::from_value::<Value>(m)
+                    super::plain::to_json(&m, "messages", super::plain::Kind::Input, "the message")
                         .map(|v| anthropic::count_cache_markers(&v))
                         .unwrap_or(0)
                 })
@@ -198,7 +200,12 @@ impl Inner {
             let room = anthropic::MAX_CACHE_BREAKPOINTS.saturating_sub(existing + reserved);
             for p in points.iter().take(room) {
                 let i = u32::try_from(p.index).unwrap_or(u32::MAX);
-                let Ok(value) = serde_wasm_bindgen::from_value::<Value>(messages.get(i)) else {
+                let Ok(value) = super::plain::to_json(
+                    &messages.get(i),
+                    "messages",
+                    super::plain::Kind::Input,
+                    "the message",
+                ) else {
                     continue;
                 };
                 messages.set(i, to_js(&anthropic::with_cache_marker(&value)));
@@ -218,7 +225,7 @@ impl Inner {
     /// Converts and appends messages; returns their ids.
     fn append(&self, value: &JsValue) -> Result<Array, JsValue> {
         let list: Array = if Array::is_array(value) {
-            Array::from(value)
+            super::plain::snapshot(value, "messages")?
         } else if value.is_object() {
             Array::of1(value)
         } else {
@@ -231,15 +238,12 @@ impl Inner {
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                serde_wasm_bindgen::from_value::<Value>(m).map_err(|e| {
-                    error_to_js(
-                        &Error::invalid_input(
-                            format!("messages[{i}]"),
-                            format!("the message is not plain data: {e}"),
-                        ),
-                        None,
-                    )
-                })
+                super::plain::to_json(
+                    &m,
+                    &format!("messages[{i}]"),
+                    super::plain::Kind::Input,
+                    "the message",
+                )
             })
             .collect::<Result<_, _>>()?;
         let mut state = self.state.borrow_mut();
@@ -402,13 +406,8 @@ impl Session {
     /// message is taken from it. Returns the entry id.
     #[wasm_bindgen(js_name = recordUsage)]
     pub fn record_usage(&self, usage: JsValue) -> Result<String, JsValue> {
-        let value: Value = serde_wasm_bindgen::from_value(usage).unwrap_or(Value::Null);
-        let usage = Usage::from_value(&value).ok_or_else(|| {
-            error_to_js(
-                &Error::invalid_input("usage", "usage must hold input and output token counts"),
-                None,
-            )
-        })?;
+        let value = super::plain::to_json(&usage, "usage", super::plain::Kind::Options, "usage")?;
+        let usage = throw(Usage::parse(&value, "usage"))?;
         let mut state = self.inner.state.borrow_mut();
         let core = state.core.as_mut().ok_or_else(|| {
             error_to_js(

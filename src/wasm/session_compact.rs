@@ -240,7 +240,7 @@ async fn run_inner(
         "round": round,
         "splitTurn": plan.split_turn,
         "digest": executed.digest,
-        "warnings": Value::Array(Vec::new()),
+        "warnings": executed.warnings,
         "entryId": entry_id,
         "state": outcome.state,
     }));

@@ -15,6 +15,7 @@ use crate::core::message::Message;
 use crate::core::options::Options;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::render::{render, Rendered};
+use crate::core::summary::is_blank;
 use crate::core::summary::job::{PieceRequest, SummaryJob};
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::json;
@@ -46,6 +47,8 @@ pub struct Executed {
     /// The workstream state deltas the summarizer returned (`{ summary, state }` answers), in
     /// the order of the pieces.
     pub state_deltas: Vec<serde_json::Value>,
+    /// Hooks that failed without deciding anything (`onProgress`, `onAfterCompaction`).
+    pub warnings: Vec<String>,
 }
 
 /// The retry numbers of the options.
@@ -85,6 +88,13 @@ fn state_delta(answer: &JsValue) -> Result<Option<serde_json::Value>, JsValue> {
     if state.is_undefined() || state.is_null() {
         return Ok(None);
     }
+    super::plain::check_shape(&state, "state", super::plain::Kind::Input).map_err(|e| {
+        fail(
+            ErrorCode::SummarizerFailed,
+            "the summarizer's state is nested too deeply or too large",
+            Some(&e),
+        )
+    })?;
     let value: serde_json::Value = serde_wasm_bindgen::from_value(state).map_err(|e| {
         fail(
             ErrorCode::SummarizerFailed,
@@ -215,6 +225,15 @@ fn aborted(why: &JsValue) -> JsValue {
     )
 }
 
+/// What the pieces of a job gave besides their answers.
+#[derive(Default)]
+struct Gathered {
+    /// Workstream state deltas, in the order of the pieces.
+    deltas: Vec<serde_json::Value>,
+    /// Hooks that failed without deciding anything.
+    warnings: Vec<String>,
+}
+
 /// Runs the pieces that may run now in parallel, then validates each answer; an answer the job
 /// rejects (empty, not smaller) is asked again, up to the retries.
 async fn run_batch(
@@ -224,7 +243,7 @@ async fn run_batch(
     pieces: &[PieceRequest],
     all: &Array,
     signal: &JsValue,
-    deltas: &mut Vec<serde_json::Value>,
+    out: &mut Gathered,
 ) -> Result<(), JsValue> {
     let limits = policy(exec.options);
     // Siblings share a batch signal: the first failure aborts the others.
@@ -257,7 +276,7 @@ async fn run_batch(
             match job.submit(piece.id, &text) {
                 Ok(()) => {
                     if let Some(delta) = state_delta(&answer)? {
-                        deltas.push(delta);
+                        out.deltas.push(delta);
                     }
                     break;
                 }
@@ -273,18 +292,39 @@ async fn run_batch(
                 }
             }
         }
-        progress(exec.callbacks, job);
+        progress(exec.callbacks, job, &mut out.warnings).await;
     }
     Ok(())
 }
 
-fn progress(callbacks: &Callbacks, job: &SummaryJob<'_>) {
+async fn progress(callbacks: &Callbacks, job: &SummaryJob<'_>, warnings: &mut Vec<String>) {
     if let Some(f) = &callbacks.on_progress {
         let (done, total) = job.progress();
-        let _ = f.call1(
-            &JsValue::UNDEFINED,
-            &to_js(&json!({"done": done, "total": total})),
-        );
+        let event = to_js(&json!({"done": done, "total": total}));
+        warnings.extend(notify(f, &event, "onProgress").await);
+    }
+}
+
+/// Calls a hook that only observes (`onProgress`, `onAfterCompaction`) and awaits what it
+/// returns; a throw or a rejection becomes a warning (never an unhandled rejection).
+pub async fn notify(hook: &Function, event: &JsValue, name: &str) -> Option<String> {
+    let failed = |e: &JsValue| {
+        let detail = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| "a non-Error value".to_string());
+        Some(format!("{name} failed: {detail}"))
+    };
+    match hook.call1(&JsValue::UNDEFINED, event) {
+        Err(e) => failed(&e),
+        Ok(value) => match value.dyn_ref::<js_sys::Promise>() {
+            Some(p) => match wasm_bindgen_futures::JsFuture::from(p.clone()).await {
+                Err(e) => failed(&e),
+                Ok(_) => None,
+            },
+            None => None,
+        },
     }
 }
 
@@ -302,8 +342,8 @@ async fn before_hook(
     set(event.unchecked_ref(), "messages", all);
     let value = hook.call1(&JsValue::UNDEFINED, &event).map_err(|e| {
         fail(
-            ErrorCode::SummarizerFailed,
-            "onBeforeCompaction threw",
+            ErrorCode::HookFailed,
+            "onBeforeCompaction threw; the compaction did not run",
             Some(&e),
         )
     })?;
@@ -311,8 +351,8 @@ async fn before_hook(
         .await
         .map_err(|e| {
             fail(
-                ErrorCode::SummarizerFailed,
-                "onBeforeCompaction rejected",
+                ErrorCode::HookFailed,
+                "onBeforeCompaction rejected; the compaction did not run",
                 Some(&e),
             )
         })?;
@@ -322,9 +362,25 @@ async fn before_hook(
         return Ok(Some(None));
     }
     if value.is_object() {
-        if let Some(summary) = answer_text(&value) {
-            return Ok(Some(Some(summary)));
+        let given = Reflect::get(&value, &JsValue::from_str("summary")).unwrap_or_default();
+        if given.is_undefined() {
+            return Ok(None);
         }
+        let Some(summary) = given.as_string() else {
+            return Err(fail(
+                ErrorCode::HookFailed,
+                "onBeforeCompaction's summary must be a string",
+                None,
+            ));
+        };
+        if is_blank(&summary) {
+            return Err(fail(
+                ErrorCode::SummaryEmpty,
+                "onBeforeCompaction supplied an empty summary",
+                None,
+            ));
+        }
+        return Ok(Some(Some(summary)));
     }
     Ok(None)
 }
@@ -351,7 +407,7 @@ pub async fn execute(
         .any(|d| matches!(d, Disposition::Summarize | Disposition::TurnPrefix));
     let mut summary_text = None;
     let mut digest = serde_json::Value::Null;
-    let mut deltas = Vec::new();
+    let mut gathered = Gathered::default();
     if summarizes {
         match before_hook(exec.callbacks, tokens_before, all).await? {
             Some(None) => return Ok(None),
@@ -417,7 +473,7 @@ pub async fn execute(
                     &pieces,
                     all,
                     &call.signal,
-                    &mut deltas,
+                    &mut gathered,
                 )
                 .await?;
             }
@@ -443,14 +499,17 @@ pub async fn execute(
         let event = to_js(
             &json!({"tokensBefore": tokens_before, "tokensAfter": tokens_after, "compactedTokens": tokens_before - tokens_after}),
         );
-        let _ = hook.call1(&JsValue::UNDEFINED, &event);
+        gathered
+            .warnings
+            .extend(notify(hook, &event, "onAfterCompaction").await);
     }
     Ok(Some(Executed {
         summary: summary_text,
         digest,
         rendered,
         tokens_after,
-        state_deltas: deltas,
+        state_deltas: gathered.deltas,
+        warnings: gathered.warnings,
     }))
 }
 

@@ -30,6 +30,49 @@ impl Usage {
             .saturating_add(self.cache_write)
     }
 
+    /// [`Usage::from_value`], strictly: `INVALID_OPTIONS` at `path` when the value is not an
+    /// object with at least one known count, or at `path.key` when a known count is not a whole
+    /// number of tokens between 0 and 2^53 (a string, a negative or fractional number, 1e300).
+    pub fn parse(value: &Value, path: &str) -> crate::core::error::Result<Usage> {
+        use crate::core::error::Error;
+        let obj = value.as_object().ok_or_else(|| {
+            Error::invalid_option(path, "usage must be an object of token counts")
+        })?;
+        const KEYS: [&str; 12] = [
+            "input",
+            "input_tokens",
+            "prompt_tokens",
+            "inputTokens",
+            "output",
+            "output_tokens",
+            "completion_tokens",
+            "outputTokens",
+            "cacheRead",
+            "cache_read_input_tokens",
+            "cacheWrite",
+            "cache_creation_input_tokens",
+        ];
+        for key in KEYS {
+            match obj.get(key) {
+                None | Some(Value::Null) => {}
+                Some(v) if v.as_u64().is_some_and(|n| n <= (1u64 << 53)) => {}
+                Some(v) => {
+                    return Err(Error::invalid_option(
+                        format!("{path}.{key}"),
+                        format!("{key} must be a whole number of tokens (0 to 2^53), got {v}"),
+                    ))
+                }
+            }
+        }
+        Usage::from_value(value).ok_or_else(|| {
+            Error::invalid_option(
+                path,
+                "usage must hold token counts (input/output, OpenAI's prompt_tokens/completion_tokens, \
+                 Anthropic's input_tokens/output_tokens or the AI SDK's inputTokens/outputTokens)",
+            )
+        })
+    }
+
     /// Reads a usage object of a known shape, `None` when it has none of the known fields:
     /// - pi / this package: `{ input, output, cacheRead, cacheWrite }`;
     /// - Anthropic: `{ input_tokens, output_tokens, cache_read_input_tokens,

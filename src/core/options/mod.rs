@@ -9,6 +9,7 @@ use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::driver::FailurePolicy;
 use crate::core::error::{Error, Result};
 use crate::core::estimate::ImageRule;
+use crate::core::format::Format;
 use crate::core::message::Role;
 use crate::core::models::model_info;
 use crate::core::plan::{PruneSettings, Strategy};
@@ -19,7 +20,6 @@ use crate::core::prune::{
 use crate::core::settings::{Settings, SHADOW_PROMPT};
 use crate::core::tokens::EncodingName;
 use crate::core::trigger::Trigger;
-use crate::formats::Format;
 use reader::Reader;
 use serde_json::Value;
 

@@ -3,9 +3,9 @@
 use super::reader::Reader;
 use super::Tokenizer;
 use crate::core::error::Result;
+use crate::core::format::Format;
 use crate::core::tokens::EncodingName;
 use crate::core::trim::{TrimOptions, TrimStrategy};
-use crate::formats::Format;
 use serde_json::Value;
 
 /// `trimMessages` options: the trim itself, the tokenizer and the message format.

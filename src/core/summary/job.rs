@@ -32,6 +32,16 @@ use super::prompt::{render, Templates, NONE};
 use super::recognize::Recognizer;
 use super::transcript::entries;
 
+/// True when `text` shows nothing: only whitespace, zero-width characters (U+200B–U+200D, U+2060,
+/// U+FEFF) or other control and format characters. Such a summary is `SUMMARY_EMPTY`.
+pub fn is_blank(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
+    })
+}
+
 /// The heading of the split-turn section of the finished summary.
 pub const TURN_CONTEXT_HEADING: &str = "## Turn Context (split turn)";
 
@@ -325,7 +335,7 @@ impl<'e> SummaryJob<'e> {
             (LaneKind::History, _) => "history summary",
         };
         let answer = answer.trim();
-        if answer.is_empty() {
+        if is_blank(answer) {
             return Err(Error::new(
                 ErrorCode::SummaryEmpty,
                 format!("the summarizer returned an empty {what}"),

@@ -26,7 +26,9 @@ pub mod recognize;
 pub mod transcript;
 
 pub use digest::{append_to, Digest, APPENDED_HEADING};
-pub use job::{Finished, PieceId, PieceRequest, Purpose, SummaryJob, TURN_CONTEXT_HEADING};
+pub use job::{
+    is_blank, Finished, PieceId, PieceRequest, Purpose, SummaryJob, TURN_CONTEXT_HEADING,
+};
 pub use prompt::{render, Templates};
 pub use recognize::{wrap, Recognizer};
 pub use transcript::{serialize, tool_allowed};

@@ -11,6 +11,8 @@ use fancy_regex::Regex;
 use rustc_hash::FxHashMap;
 use tiktoken_rs::{byte_pair_split, Rank};
 
+use super::bpe;
+
 /// The exact encodings the package knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EncodingName {
@@ -78,6 +80,30 @@ pub struct Encoding {
 const PIECE_CACHE_ENTRIES: usize = 1 << 16;
 /// Pieces longer than this are not remembered (rare, and each would hold much memory).
 const PIECE_CACHE_MAX_LEN: usize = 256;
+/// The longest piece merged whole (see `count_piece`).
+const HUGE_PIECE: usize = 1 << 22;
+
+/// `bytes` in chunks of at most `max` bytes (at least one character each), cut at UTF-8
+/// character boundaries.
+fn chunks(bytes: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut cut = rest.len().min(max.max(1));
+        // Back up to the start of a character (continuation bytes are 0b10xxxxxx).
+        while cut < rest.len() && cut > 0 && rest.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
+            cut -= 1;
+        }
+        if cut == 0 {
+            cut = rest.len().min(4);
+        }
+        let (head, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(head)
+    })
+}
 
 impl std::fmt::Debug for Encoding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -179,6 +205,14 @@ impl Encoding {
     fn count_piece(&self, piece: &[u8]) -> usize {
         if piece.len() <= 1 || self.ranks.contains_key(piece) {
             return usize::from(!piece.is_empty());
+        }
+        if piece.len() >= bpe::LARGE_PIECE {
+            // A piece beyond HUGE_PIECE bytes (a run of megabytes without a space) is merged in
+            // chunks cut at character boundaries: memory stays bounded, the count within a few
+            // tokens of the exact one. Below it the count is exact.
+            return chunks(piece, HUGE_PIECE)
+                .map(|c| bpe::count_tokens(c, &self.ranks))
+                .sum();
         }
         if piece.len() > PIECE_CACHE_MAX_LEN {
             return byte_pair_split(piece, &self.ranks).len();

@@ -1,5 +1,6 @@
 //! Token counting: the fast heuristic estimate and exact counts from tiktoken rank tables.
 
+pub mod bpe;
 pub mod encoding;
 pub mod heuristic;
 pub mod registry;

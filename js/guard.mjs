@@ -1,0 +1,96 @@
+// The one place where failures of the WebAssembly instance itself become CompactionErrors.
+//
+// A trap (`WebAssembly.RuntimeError`: out of memory, a stack overflow, an exception thrown through
+// wasm frames) can leave the instance's memory half-updated, so the instance is replaced by a
+// fresh one (wasm-bindgen's `__wbg_reset_state`) and the caller gets an `INTERNAL` error; every new
+// call works. Objects made before the reset, and objects after `free()`, fail with `DISPOSED`.
+// The build turns this file into CommonJS for the Node entry (`pkg/node/guard.cjs`).
+
+const STALE = /stale object from previous Wasm instance/i;
+const FREED = /null pointer passed to rust|attempted to take ownership of Rust value/i;
+
+export function guard(wasm, CompactionError, onReset) {
+  const isTrap = (e) => typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
+
+  function convert(error) {
+    if (error instanceof CompactionError) return error;
+    if (isTrap(error)) {
+      wasm.__wbg_reset_state();
+      onReset();
+      return new CompactionError(
+        `internal error in the WebAssembly module (${error.message}); the instance was reset: ` +
+          "objects made before can no longer be used, new calls work",
+        "INTERNAL",
+        undefined,
+        error,
+      );
+    }
+    const message = error instanceof Error ? error.message : "";
+    if (STALE.test(message)) {
+      return new CompactionError(
+        "this object was made before the WebAssembly instance was reset after an internal error; create it again",
+        "DISPOSED",
+        undefined,
+        error,
+      );
+    }
+    if (FREED.test(message)) {
+      return new CompactionError("this object was freed (free() or dispose) and can no longer be used", "DISPOSED", undefined, error);
+    }
+    return error;
+  }
+
+  function wrap(f) {
+    return function guarded(...args) {
+      let result;
+      try {
+        result = f.apply(this, args);
+      } catch (error) {
+        throw convert(error);
+      }
+      if (result instanceof Promise) {
+        return result.catch((error) => {
+          throw convert(error);
+        });
+      }
+      return result;
+    };
+  }
+
+  function wrapMembers(target) {
+    for (const key of [...Object.getOwnPropertyNames(target), ...Object.getOwnPropertySymbols(target)]) {
+      if (key === "constructor" || key === "prototype" || key === "length" || key === "name") continue;
+      const d = Object.getOwnPropertyDescriptor(target, key);
+      if (!d || !d.configurable) continue;
+      if (typeof d.value === "function") {
+        Object.defineProperty(target, key, { ...d, value: wrap(d.value) });
+      } else if (d.get || d.set) {
+        Object.defineProperty(target, key, { ...d, get: d.get && wrap(d.get), set: d.set && wrap(d.set) });
+      }
+    }
+  }
+
+  const api = {};
+  for (const [name, value] of Object.entries(wasm)) {
+    if (name.startsWith("__")) continue;
+    if (typeof value === "function" && /^class\b/.test(Function.prototype.toString.call(value))) {
+      wrapMembers(value.prototype);
+      wrapMembers(value);
+      // `new` goes through the same conversion; `instanceof` and statics reach the class itself.
+      api[name] = new Proxy(value, {
+        construct(target, args, newTarget) {
+          try {
+            return Reflect.construct(target, args, newTarget === api[name] ? target : newTarget);
+          } catch (error) {
+            throw convert(error);
+          }
+        },
+      });
+    } else if (typeof value === "function") {
+      api[name] = wrap(value);
+    } else {
+      api[name] = value;
+    }
+  }
+  return { api, wrap };
+}

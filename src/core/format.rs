@@ -1,0 +1,46 @@
+//! The message formats the package speaks, by name. Converting them is `crate::formats`' job;
+//! the core only needs to know which one a caller chose.
+
+use crate::core::error::{Error, Result};
+
+/// A message format of the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Vercel AI SDK v5 `ModelMessage`.
+    AiSdk,
+    /// OpenAI chat completions.
+    OpenAi,
+    /// Anthropic messages API.
+    Anthropic,
+    /// pi agent messages.
+    Pi,
+}
+
+impl Format {
+    /// The name as the API spells it (`"ai-sdk"`, `"openai"`, `"anthropic"`, `"pi"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::AiSdk => "ai-sdk",
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::Pi => "pi",
+        }
+    }
+
+    /// Parses a format name; `"auto"` gives `None` (detect from the messages).
+    pub fn parse(name: &str) -> Result<Option<Format>> {
+        match name {
+            "ai-sdk" => Ok(Some(Format::AiSdk)),
+            "openai" => Ok(Some(Format::OpenAi)),
+            "anthropic" => Ok(Some(Format::Anthropic)),
+            "pi" => Ok(Some(Format::Pi)),
+            "auto" => Ok(None),
+            other => Err(Error::invalid_option(
+                "format",
+                format!(
+                    "unknown format \"{other}\" (expected \"ai-sdk\", \"openai\", \"anthropic\", \"pi\" or \"auto\")"
+                ),
+            )),
+        }
+    }
+}
