@@ -326,6 +326,24 @@ fn rollup_when_the_answer_is_too_long() {
     assert_eq!(j.progress(), (2, 2));
     assert!(j.next().is_empty());
     assert!(j.finish().unwrap().summary.starts_with("short"));
+    // A rollup that never condenses is given up: the summary is cut to its cap instead.
+    s.plan.summary_tokens = 50;
+    let mut j = job(&msgs, &p, &s, None, &chars4);
+    let first = j.next();
+    j.submit(first[0].id, &long).unwrap();
+    let rollup = j.next();
+    assert!(
+        j.skip_rollup(first[0].id).is_err(),
+        "only the rollup can be skipped"
+    );
+    j.skip_rollup(rollup[0].id).unwrap();
+    assert!(j.is_done());
+    let summary = j.finish().unwrap().summary;
+    assert!(chars4(&summary) <= 50, "{} > 50", chars4(&summary));
+    assert!(
+        summary.ends_with("[... summary cut to its token budget]"),
+        "{summary}"
+    );
 }
 
 #[test]

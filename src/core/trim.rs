@@ -200,10 +200,16 @@ pub fn trim(
         return Ok(Trimmed::default());
     }
     let ctx = Ctx::new(messages, tokens, part_cost);
-    Ok(match options.strategy {
+    let mut trimmed = match options.strategy {
         TrimStrategy::First => first(&ctx, options),
         TrimStrategy::Last => last(&ctx, options),
-    })
+    };
+    // A tool result whose call is nowhere in the input is never passed on alone.
+    let orphans = crate::core::cut::pairs::orphan_result_carriers(messages);
+    trimmed
+        .kept
+        .retain(|k| !orphans.get(k.index).copied().unwrap_or(false));
+    Ok(trimmed)
 }
 
 /// `"first"`: head, partial next message, then `endOn`.

@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{mark_summary, ImageSource, Message, Part, Role};
+use crate::core::message::{ImageSource, Message, Part, Role};
 
 use super::json_path::{
     as_object, block_type, content_parts, each_message, field, index, opt_bool, opt_str,
@@ -52,8 +52,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
     let mut message = Message::new(role, parts);
     message.pinned = pinned_flag(obj);
     message.original = Some(value.clone());
-    mark_summary(&mut message);
-    Ok(message)
+    super::settle(message, path)
 }
 
 /// Parses the `content` of a message object (string or blocks).

@@ -59,6 +59,33 @@ impl Codec for Format {
     }
 }
 
+/// The last step of every importer: a user message makes no tool call and a system message holds
+/// text only (a provider would reject the one, and the other's blocks could not be rebuilt), then
+/// known summaries are marked. `INVALID_INPUT` names the part (its index among the message's
+/// parts, which is its index in `content` when the content is an array).
+pub(crate) fn settle(mut message: Message, path: &str) -> Result<Message> {
+    use crate::core::error::Error;
+    use crate::core::message::{mark_summary, Part, Role};
+    let misplaced = match message.role {
+        Role::User => message
+            .parts
+            .iter()
+            .position(|p| matches!(p, Part::ToolCall { .. }))
+            .map(|i| (i, "a user message cannot make a tool call (tool calls belong in assistant messages)")),
+        Role::System => message
+            .parts
+            .iter()
+            .position(|p| !matches!(p, Part::Text { .. }))
+            .map(|i| (i, "a system message holds text only")),
+        _ => None,
+    };
+    if let Some((i, why)) = misplaced {
+        return Err(Error::invalid_input(format!("{path}.content[{i}]"), why));
+    }
+    mark_summary(&mut message);
+    Ok(message)
+}
+
 /// Imports `messages` in the named format (`"auto"` detects it) and returns the format used.
 pub fn import_named(messages: &Value, format: &str) -> Result<(Format, Vec<Message>)> {
     let format = match Format::parse(format)? {

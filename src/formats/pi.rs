@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{mark_summary, Message, Part, Role};
+use crate::core::message::{Message, Part, Role};
 
 use super::json_path::{
     as_object, block_type, content_parts, each_message, field, opt_bool, opt_i64, opt_str,
@@ -93,8 +93,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
     message.pinned = pinned_flag(obj);
     message.timestamp = opt_i64(obj, "timestamp", path)?;
     message.original = Some(value.clone());
-    mark_summary(&mut message);
-    Ok(message)
+    super::settle(message, path)
 }
 
 fn parse_content(obj: &Map<String, Value>, path: &str) -> Result<Vec<Part>> {

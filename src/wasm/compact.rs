@@ -130,6 +130,18 @@ pub async fn compact(
         if !breaker_fallback(tokens_before) {
             return Ok(unchanged(&a, tokens_before, BREAKER_OPEN));
         }
+        // Say so: the summarizer is skipped, the context is over its room.
+        let error = super::error::to_js(
+            &crate::core::error::Error::new(
+                ErrorCode::SummarizerFailed,
+                format!(
+                    "automatic compaction is off after repeated summarizer failures and the context \
+                     ({tokens_before} tokens) no longer fits {fits}: an extractive summary is used"
+                ),
+            ),
+            None,
+        );
+        report(&inner.callbacks, &error, true).await;
         extractive = true;
     }
     if automatic && !prepared.decision.should_compact && !call.force {

@@ -29,6 +29,11 @@ pub struct Compactor {
     pub(crate) inner: Rc<Inner>,
 }
 
+/// The options of `compact` and `maybeCompact`.
+fn check_call(options: &JsValue) -> Result<(), JsValue> {
+    super::convert::check_keys(options, &["instructions", "signal", "force"])
+}
+
 /// The caller's array as it is now (the compaction runs a microtask later); anything else as it
 /// is (the compaction reports it).
 fn snapshot(messages: &JsValue) -> Result<JsValue, JsValue> {
@@ -40,6 +45,7 @@ fn snapshot(messages: &JsValue) -> Result<JsValue, JsValue> {
 }
 
 fn usage_of(options: &JsValue) -> Result<Option<Usage>, JsValue> {
+    super::convert::check_keys(options, &["usage"])?;
     if options.is_undefined() || options.is_null() {
         return Ok(None);
     }
@@ -219,7 +225,7 @@ impl Compactor {
     /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a
     /// `CompactionError` leaving the input untouched. `options`: `{ instructions?, signal?, force? }`.
     pub fn compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
-        let snapshot = snapshot(&messages);
+        let snapshot = check_call(&options).and_then(|()| snapshot(&messages));
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             super::compact::compact(inner, snapshot?, options, false).await
@@ -231,7 +237,7 @@ impl Compactor {
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
-        let snapshot = snapshot(&messages);
+        let snapshot = check_call(&options).and_then(|()| snapshot(&messages));
         wasm_bindgen_futures::future_to_promise(async move {
             let result = super::compact::compact(inner, snapshot?, options, true).await?;
             let changed = |key: &str| {

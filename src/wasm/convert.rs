@@ -44,6 +44,33 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
     })
 }
 
+/// Checks a call's options object: absent, or an object whose keys are all in `allowed`
+/// (`INVALID_OPTIONS` naming the misspelled key and the expected ones).
+pub fn check_keys(options: &JsValue, allowed: &[&str]) -> Result<(), JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(());
+    }
+    if !options.is_object() || Array::is_array(options) {
+        return Err(super::error::to_js(
+            &Error::invalid_option("options", "options must be an object"),
+            None,
+        ));
+    }
+    let keys = js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>());
+    for key in keys.iter().filter_map(|k| k.as_string()) {
+        if !allowed.contains(&key.as_str()) {
+            return Err(super::error::to_js(
+                &Error::invalid_option(
+                    key.clone(),
+                    format!("unknown option \"{key}\" (expected {})", allowed.join(", ")),
+                ),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A JSON value as a plain JS value (objects, not Maps).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();

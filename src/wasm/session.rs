@@ -452,6 +452,7 @@ impl Session {
 
     /// The live context: `{ messages, tokens, cachePoints, summaryIndex, format }`.
     pub fn render(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        super::convert::check_keys(&options, &["cacheControl", "reservedCachePoints"])?;
         self.inner.render(&options)
     }
 

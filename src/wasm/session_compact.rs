@@ -258,6 +258,9 @@ async fn run_inner(
 impl Session {
     /// Compacts now; waits for a compaction already running first.
     pub fn compact(&self, options: JsValue) -> Promise {
+        if let Err(e) = super::convert::check_keys(&options, &["instructions", "signal", "force"]) {
+            return Promise::reject(&e);
+        }
         let inner = Rc::clone(&self.inner);
         // Marked as running at once when nothing runs, so `isCompacting` holds right after the call.
         let idle_now = inner.state.borrow().running.is_none();
@@ -277,6 +280,17 @@ impl Session {
     /// The render pipeline before a request: compaction at the trigger (or `force`), a background
     /// compaction past the background threshold, then the render.
     pub fn prepare(&self, options: JsValue) -> Promise {
+        let allowed = [
+            "instructions",
+            "signal",
+            "force",
+            "now",
+            "cacheControl",
+            "reservedCachePoints",
+        ];
+        if let Err(e) = super::convert::check_keys(&options, &allowed) {
+            return Promise::reject(&e);
+        }
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             let force = call_options(&options).force;

@@ -16,7 +16,7 @@ use crate::core::options::Options;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::render::{render, Rendered};
 use crate::core::summary::is_blank;
-use crate::core::summary::job::{PieceRequest, SummaryJob};
+use crate::core::summary::job::{PieceRequest, Purpose, SummaryJob};
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -278,6 +278,12 @@ async fn run_batch(
                     if let Some(delta) = state_delta(&answer)? {
                         out.deltas.push(delta);
                     }
+                    break;
+                }
+                Err(_) if !resubmits.again() && piece.purpose == Purpose::Rollup => {
+                    // The rollup never condensed: the summary is cut to its cap instead.
+                    job.skip_rollup(piece.id)
+                        .map_err(|e| error_to_js(&e, None))?;
                     break;
                 }
                 Err(e) if !resubmits.again() => return Err(error_to_js(&e, None)),

@@ -168,3 +168,95 @@ test("compact() reads its input when called, not a microtask later", async () =>
   assert.equal(result.summary, expected.summary);
   assert.ok(!result.removed.includes(intruder) && !result.messages.includes(intruder));
 });
+
+test("non-finite numbers and misspelled keys in options and call options are INVALID_OPTIONS", async () => {
+  for (const [options, path] of [
+    [{ reserveTokens: NaN }, "reserveTokens"],
+    [{ keepRecentTokens: Infinity }, "keepRecentTokens"],
+    [{ summaryTokens: -Infinity }, "summaryTokens"],
+    [{ timeoutMs: NaN }, "timeoutMs"],
+    [{ retries: NaN }, "retries"],
+    [{ trigger: { fraction: NaN } }, "trigger.fraction"],
+    [{ reserveTokens: 2 ** 60 }, "reserveTokens"],
+  ]) {
+    assert.throws(() => new Compactor({ contextWindow: 32_000, summarize: "extractive", ...options }), isCode("INVALID_OPTIONS", path), JSON.stringify(Object.keys(options)));
+  }
+  const c = new Compactor({ contextWindow: 32_000, summarize: "extractive" });
+  const history = aiSdkHistory(3);
+  assert.throws(() => c.check(history, { usag: { input: 1, output: 1 } }), isCode("INVALID_OPTIONS", "usag"));
+  assert.throws(() => c.plan(history, { usage: { input: 1, output: 1 }, extra: 1 }), isCode("INVALID_OPTIONS", "extra"));
+  await assert.rejects(c.compact(history, { forse: true }), isCode("INVALID_OPTIONS", "forse"));
+  await assert.rejects(c.maybeCompact(history, { instruction: "x" }), isCode("INVALID_OPTIONS", "instruction"));
+  const s = new Session({ contextWindow: 32_000, summarize: "extractive" });
+  await assert.rejects(s.compact({ forse: true }), isCode("INVALID_OPTIONS", "forse"));
+  assert.throws(() => s.render({ cache: false }), isCode("INVALID_OPTIONS", "cache"));
+});
+
+test("BigInt values, own __proto__ keys and ill-formed ids are INVALID_INPUT with the path", () => {
+  const c = new Compactor({ contextWindow: 32_000, summarize: "extractive" });
+  const big = [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "f", input: { n: 2n ** 60n } }] }];
+  assert.throws(() => c.check(big), isCode("INVALID_INPUT", "messages[0].content[0].input.n"));
+  const proto = JSON.parse('[{"role":"user","content":"x","meta":{"__proto__":{"a":1}}}]');
+  assert.throws(() => validateMessages(proto), isCode("INVALID_INPUT", "messages[0].meta.__proto__"));
+  const ids = [
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c\ud800", toolName: "f", input: {} }, { type: "tool-call", toolCallId: "c\udfff", toolName: "f", input: {} }] },
+  ];
+  assert.throws(() => validateMessages(ids), isCode("INVALID_INPUT", "messages[0].content[0].toolCallId"));
+});
+
+test("a tool call in a user message, or a non-text block in a system message, is INVALID_INPUT", () => {
+  assert.throws(
+    () => validateMessages([{ role: "user", content: [{ type: "tool-call", toolCallId: "c", toolName: "f", input: {} }] }], "ai-sdk"),
+    isCode("INVALID_INPUT", "messages[0].content[0]"),
+  );
+  assert.throws(
+    () => validateMessages([{ role: "system", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] }, { role: "user", content: "hi" }], "anthropic"),
+    isCode("INVALID_INPUT", "messages[0].content[0]"),
+  );
+});
+
+test("an orphaned tool result in the input is never passed on alone (compact and trimMessages)", async () => {
+  const history = aiSdkHistory(10);
+  const orphan = { role: "tool", content: [{ type: "tool-result", toolCallId: "nowhere", toolName: "read", output: { type: "text", value: "lost" } }] };
+  history.splice(history.length - 2, 0, orphan);
+  assert.ok(validateMessages(history).some((v) => v.kind === "orphan-result"));
+  const result = await new Compactor({ contextWindow: 32_000, keepRecentTokens: 3_000, summarize: (r) => `Summary ${r.round}.` }).compact(history, { force: true });
+  assert.ok(!result.messages.includes(orphan), "not in the output");
+  assert.ok(result.removed.includes(orphan), "reported as removed");
+  assert.deepEqual(validateMessages(result.messages), []);
+  const trimmed = trimMessages(history, { maxTokens: 5_000 });
+  assert.ok(!trimmed.includes(orphan));
+  assert.deepEqual(validateMessages(trimmed), []);
+});
+
+test("100 compactions in a row with a summarizer whose answers grow: bounded, never NO_PROGRESS", async () => {
+  const options = { contextWindow: 16_000, keepRecentTokens: 2_000, retries: 0 };
+  const c = new Compactor({ ...options, summarize: (r) => `${r.previousSummary ?? ""}\nRound ${r.round}: ${"more detail ".repeat(60)}` });
+  const s = new Session({ ...options, summarize: (r) => `${r.previousSummary ?? ""}\nRound ${r.round}: ${"more detail ".repeat(60)}` });
+  const cap = c.plan(aiSdkHistory(2)).tokensAfter; // any plan: the limit comes from the same options
+  void cap;
+  let messages = aiSdkHistory(4);
+  let appended = 0;
+  for (let round = 1; round <= 100; round++) {
+    const more = aiSdkHistory(3).slice(1).map((m) => structuredClone(m));
+    messages = [...messages, ...more];
+    s.append(more);
+    appended += more.length;
+    const result = await c.compact(messages, { force: true });
+    assert.equal(result.compacted, true, `round ${round}: ${result.warnings.join("; ")}`);
+    assert.ok(result.tokensAfter < 16_000 - 4_000, `round ${round}: ${result.tokensAfter} tokens`);
+    messages = result.messages;
+    await s.compact({ force: true });
+  }
+  const summary = textOf(messages.find((m) => /compacted into the following summary/.test(textOf(m))));
+  assert.ok(summary.length < 16_000 * 4, `the summary stays bounded (${summary.length} characters)`);
+  // The session's log lost nothing: every appended message is still an entry.
+  const logged = s.toJSONL().split("\n").filter((l) => l.includes('"type":"message"')).length;
+  assert.equal(logged, appended);
+});
+
+function textOf(m) {
+  if (!m) return "";
+  if (typeof m.content === "string") return m.content;
+  return Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("\n") : "";
+}

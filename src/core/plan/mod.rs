@@ -14,7 +14,8 @@
 pub mod strategy;
 pub mod truncate;
 
-use crate::core::cut::{fit_back, pairs::tool_partners, select, Direction, Layout, TurnBoundary};
+use crate::core::cut::pairs::{orphan_result_carriers as tool_orphans, tool_partners};
+use crate::core::cut::{fit_back, select, Direction, Layout, TurnBoundary};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::{Message, Part};
 use crate::core::prune::{self, PruneAction, Style};
@@ -165,6 +166,7 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
         input,
         options,
         layout: &layout,
+        orphans: tool_orphans(messages),
     };
 
     let first = match &options.strategy {
@@ -286,6 +288,8 @@ struct Planner<'a, 'b> {
     input: &'a PlanInput<'b>,
     options: &'a PlanOptions,
     layout: &'a Layout,
+    /// Messages whose tool results answer no call in the history.
+    orphans: Vec<bool>,
 }
 
 /// Dispositions and the split prefix of one placement.
@@ -381,6 +385,14 @@ impl Planner<'_, '_> {
         } else {
             0..0
         };
+        // A tool result whose call is nowhere in the history is never sent on alone: it goes with
+        // what is summarized or dropped, wherever the cut falls.
+        let removed = self.removed();
+        for (i, d) in a.dispositions.iter_mut().enumerate() {
+            if *d == Disposition::Keep && self.orphans.get(i).copied().unwrap_or(false) {
+                *d = removed;
+            }
+        }
         let mut work: Vec<usize> = (0..messages.len())
             .filter(|&i| {
                 let removed = !matches!(

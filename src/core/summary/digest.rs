@@ -255,6 +255,36 @@ pub fn append_to(summary: &str, missing: &Digest) -> String {
     out
 }
 
+/// [`append_to`] within `max_tokens` (counted by `estimate`): while the result is over the limit,
+/// the longest list gives up its oldest item (files: the first in order), so the most recent
+/// facts stay; the summary itself is never cut here. Returns the text and what was appended.
+pub fn append_within(
+    summary: &str,
+    missing: &Digest,
+    max_tokens: usize,
+    estimate: &dyn Fn(&str) -> usize,
+) -> (String, Digest) {
+    let mut kept = missing.clone();
+    loop {
+        let text = append_to(summary, &kept);
+        if kept.is_empty() || estimate(&text) <= max_tokens {
+            return (text, kept);
+        }
+        let lists = [
+            &mut kept.files_read,
+            &mut kept.files_modified,
+            &mut kept.commands,
+            &mut kept.errors,
+            &mut kept.user_requests,
+        ];
+        if let Some(longest) = lists.into_iter().max_by_key(|l| l.len()) {
+            // Drop half of the longest list at once: O(log n) rounds of estimation.
+            let drop = longest.len().div_ceil(2);
+            longest.drain(..drop);
+        }
+    }
+}
+
 /// Items in first-seen order without repeats.
 #[derive(Default)]
 struct Ordered {

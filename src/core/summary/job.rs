@@ -16,8 +16,14 @@
 //!
 //! Validation of an answer: empty or whitespace → `SUMMARY_EMPTY`; estimated tokens not smaller
 //! than those of what it replaces (the piece's transcript, without overlap messages, plus the
-//! `previous_summary` it was given; for a rollup the summary being condensed) → `NO_PROGRESS`. A
-//! rejected answer leaves the piece outstanding: it may be retried and submitted again.
+//! `previous_summary` it was given) → `NO_PROGRESS`. A rejected answer leaves the piece
+//! outstanding: it may be retried and submitted again. When a rollup still fails after its retries,
+//! [`SummaryJob::skip_rollup`] keeps the summary it was given, which `finish` cuts to its cap: a
+//! compaction never fails because its own summary grew.
+//!
+//! The finished summary never exceeds its cap (the larger of the summary budget and the rollup
+//! threshold, plus the split-turn budget): it is cut with a marker if the model outgrew it, and
+//! the digest items it missed are appended only as far as they fit.
 
 use std::collections::HashSet;
 
@@ -27,10 +33,11 @@ use crate::core::plan::{Disposition, Plan};
 use crate::core::settings::Settings;
 
 use super::chunk::{Chunk, Chunker};
-use super::digest::{append_to, Digest};
+use super::digest::{append_within, Digest};
 use super::prompt::{render, Templates, NONE};
 use super::recognize::Recognizer;
 use super::transcript::entries;
+use super::transcript::truncate_plain;
 
 /// True when `text` shows nothing: only whitespace, zero-width characters (U+200B–U+200D, U+2060,
 /// U+FEFF) or other control and format characters. Such a summary is `SUMMARY_EMPTY`.
@@ -40,6 +47,24 @@ pub fn is_blank(text: &str) -> bool {
             || c.is_control()
             || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
     })
+}
+
+/// The marker ending a summary cut to its cap.
+pub const CUT_MARKER: &str = "\n[... summary cut to its token budget]";
+
+/// `text` cut (on a character boundary, with [`CUT_MARKER`]) to at most `max_tokens`.
+fn fit(text: &str, max_tokens: usize, estimate: &dyn Fn(&str) -> usize) -> String {
+    if estimate(text) <= max_tokens {
+        return text.to_string();
+    }
+    let mut chars = text.chars().count();
+    loop {
+        chars = chars * 3 / 4;
+        let cut = format!("{}{CUT_MARKER}", truncate_plain(text, chars).trim_end());
+        if chars == 0 || estimate(&cut) <= max_tokens {
+            return cut;
+        }
+    }
 }
 
 /// The heading of the split-turn section of the finished summary.
@@ -367,6 +392,24 @@ impl<'e> SummaryJob<'e> {
         Ok(())
     }
 
+    /// Gives up an outstanding rollup (its answers did not condense): the summary it was given is
+    /// kept, and [`SummaryJob::finish`] cuts it to its cap. `INVALID_INPUT` when `piece` is not an
+    /// outstanding rollup.
+    pub fn skip_rollup(&mut self, piece: PieceId) -> Result<()> {
+        let lane = &mut self.history;
+        if lane.stage != Stage::Rollup || lane.in_flight.is_none_or(|(id, _)| id != piece) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("piece {} is not an outstanding rollup", piece.0),
+            ));
+        }
+        lane.in_flight = None;
+        lane.rolled_up = true;
+        lane.stage = Stage::Done;
+        self.done += 1;
+        Ok(())
+    }
+
     /// `(answered, total)` pieces; `total` grows by one when a rollup becomes necessary.
     pub fn progress(&self) -> (usize, usize) {
         let total = self.history.pieces() + self.prefix.as_ref().map_or(0, Lane::pieces);
@@ -433,9 +476,16 @@ impl<'e> SummaryJob<'e> {
             summary.push_str("\n\n");
             summary.push_str(prefix);
         }
-        let appended = self.digest.missing_from(&summary);
+        // The summary stays within its cap (the larger of its budget and the rollup threshold):
+        // an answer that outgrew it even after the rollup is cut, and the digest items the model
+        // missed are appended only as far as they fit.
+        let cap = self.summary_tokens.max(self.rollup_limit)
+            + self.prefix.as_ref().map_or(0, |_| self.prefix_tokens);
+        let summary = fit(&summary, cap, self.estimate);
+        let missing = self.digest.missing_from(&summary);
+        let (summary, appended) = append_within(&summary, &missing, cap, self.estimate);
         Ok(Finished {
-            summary: append_to(&summary, &appended),
+            summary,
             digest: self.digest,
             appended,
         })
