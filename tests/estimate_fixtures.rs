@@ -10,7 +10,10 @@
 //! same numbers without re-tokenizing, and calibration with pi's recorded usage is that usage plus
 //! the estimate of the later messages.
 
-use std::path::{Path, PathBuf};
+#[path = "common/fixtures.rs"]
+mod fixtures;
+
+use std::path::Path;
 use std::rc::Rc;
 
 use context_compaction::core::estimate::{
@@ -21,23 +24,11 @@ use context_compaction::core::tokens::{Encoding, EncodingName};
 use context_compaction::formats::claude_code::import_claude_code;
 use context_compaction::formats::pi_session::import_pi_session;
 
-fn fixtures_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    assert!(dir.is_dir(), "fixtures missing at {}", dir.display());
-    Some(dir)
-}
-
 /// `(name, is_pi, messages of the whole file, context as sent now)` of every session.
-fn sessions(dir: &Path) -> Vec<(String, bool, Vec<Message>, Vec<Message>)> {
+fn sessions() -> Vec<(String, bool, Vec<Message>, Vec<Message>)> {
     let mut out = Vec::new();
     for (sub, is_pi) in [("pi", true), ("claude-code", false)] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-            .collect();
-        files.sort();
-        for file in files {
+        for file in fixtures::files(sub) {
             let text = std::fs::read_to_string(&file).unwrap();
             let session = if is_pi {
                 import_pi_session(&text)
@@ -62,11 +53,10 @@ fn o200k() -> Rc<Encoding> {
 
 #[test]
 fn sums_are_consistent_and_exact_agrees_with_heuristic() {
-    let Some(dir) = fixtures_dir() else { return };
     let heuristic = Estimator::default();
     let exact = Estimator::new(Counter::Exact(o200k()));
     let mut seen = KindTokens::default();
-    for (name, _, messages, _) in sessions(&dir) {
+    for (name, _, messages, _) in sessions() {
         let h = heuristic.estimate_all(&messages);
         let e = exact.estimate_all(&messages);
         for est in [&h, &e] {
@@ -110,9 +100,8 @@ fn sums_are_consistent_and_exact_agrees_with_heuristic() {
 
 #[test]
 fn cache_hits_give_the_same_numbers_in_exact_mode() {
-    let Some(dir) = fixtures_dir() else { return };
     let exact = Estimator::new(Counter::Exact(o200k()));
-    for (name, _, messages, _) in sessions(&dir) {
+    for (name, _, messages, _) in sessions() {
         let mut cache = EstimateCache::new(1 << 16);
         let plain = exact.estimate_all(&messages);
         let misses = cache.misses();
@@ -145,10 +134,9 @@ fn cache_distinct(messages: &[Message]) -> u64 {
 
 #[test]
 fn calibration_with_recorded_pi_usage() {
-    let Some(dir) = fixtures_dir() else { return };
     let estimator = Estimator::default();
     let mut checked = 0;
-    for (name, is_pi, _, context) in sessions(&dir) {
+    for (name, is_pi, _, context) in sessions() {
         if !is_pi {
             continue;
         }

@@ -8,8 +8,10 @@
 //! Every session file in `tests/fixtures` imports, and what it holds is read correctly.
 //! A missing fixture fails the test.
 
+#[path = "common/fixtures.rs"]
+mod fixtures;
+
 use std::collections::HashSet;
-use std::path::PathBuf;
 
 use context_compaction::core::message::{Part, Role};
 use context_compaction::formats::claude_code::import_claude_code;
@@ -18,9 +20,7 @@ use context_compaction::formats::{anthropic, pi, ImportedSession};
 use serde_json::Value;
 
 fn fixture(rel: &str) -> Option<String> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    assert!(dir.is_dir(), "fixtures missing at {}", dir.display());
-    Some(std::fs::read_to_string(dir.join(rel)).unwrap())
+    Some(fixtures::text(rel))
 }
 
 /// Every tool result answers a call made earlier; returns the ids of calls never answered.

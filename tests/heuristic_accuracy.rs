@@ -28,6 +28,9 @@
     clippy::panic
 )]
 
+#[path = "common/fixtures.rs"]
+mod fixtures;
+
 use context_compaction::core::tokens::heuristic::estimate;
 use context_compaction::core::tokens::{Encoding, EncodingName};
 use serde_json::Value;
@@ -74,7 +77,7 @@ fn crate_root() -> PathBuf {
 }
 
 fn fixtures_dir() -> PathBuf {
-    crate_root().join("tests/fixtures")
+    fixtures::root()
 }
 
 /// Prose or markdown by the structure rule in the module doc.

@@ -11,17 +11,11 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use context_compaction::formats::claude_code::import_claude_code;
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/claude-code")
-        .join(name);
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("fixture missing at {}: {e}", path.display()))
+    common::fixtures::text(&format!("claude-code/{name}"))
 }
 
 #[test]

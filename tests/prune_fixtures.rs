@@ -14,8 +14,10 @@
 //! but calls of aborted turns without results (6 and 18) and empty assistant messages of aborted
 //! responses (13 and 14).
 
+#[path = "common/fixtures.rs"]
+mod fixtures;
+
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
 
 use context_compaction::core::message::{Message, Part};
 use context_compaction::core::prune::{
@@ -42,11 +44,9 @@ fn cost(p: &Part) -> usize {
 }
 
 fn sessions() -> Option<Vec<(&'static str, ImportedSession)>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    assert!(dir.is_dir(), "fixtures missing at {}", dir.display());
     let mut out = Vec::new();
     for rel in FILES {
-        let text = std::fs::read_to_string(dir.join(rel)).unwrap();
+        let text = fixtures::text(rel);
         let s = if rel.starts_with("claude-code/") {
             import_claude_code(&text).unwrap()
         } else {

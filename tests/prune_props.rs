@@ -236,7 +236,7 @@ fn name_of(p: &Part, h: &[Message]) -> Option<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)))]
 
     #[test]
     fn opencode_invariants(h in history(), turns in 0usize..4, protect in 0usize..800, minimum in 0usize..600) {

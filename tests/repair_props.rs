@@ -130,7 +130,7 @@ fn is_synthetic(p: &Part) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(600))]
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(600)))]
 
     #[test]
     fn repaired_history_validates_clean(h in history()) {

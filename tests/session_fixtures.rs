@@ -27,17 +27,9 @@ use context_compaction::formats::{claude_code, pi_session, Format};
 use serde_json::{json, Value};
 
 fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut out = Vec::new();
     for (dir, pi) in [("pi", true), ("claude-code", false)] {
-        let dir = root.join(dir);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("fixtures missing at {}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        for path in files {
+        for path in common::fixtures::files(dir) {
             let text = std::fs::read_to_string(&path).unwrap();
             let imported = if pi {
                 pi_session::import_pi_session(&text)

@@ -18,7 +18,6 @@ use context_compaction::core::summary::{
     PieceRequest, SummaryJob, Templates, APPENDED_HEADING, TURN_CONTEXT_HEADING,
 };
 use context_compaction::formats::pi_session::import_pi_session;
-use std::path::PathBuf;
 
 /// u a(call) t u a(call) t a: a long-enough history for small answers to make progress.
 /// Answers every request until the job is done; returns the requests.
@@ -84,9 +83,7 @@ fn planner_split_turn_reaches_the_job() {
 
 #[test]
 fn a_real_session_is_chunked_end_to_end() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    assert!(root.exists(), "fixtures missing at {}", root.display());
-    let raw = std::fs::read_to_string(root.join("pi/large-session.jsonl")).unwrap();
+    let raw = common::fixtures::text("pi/large-session.jsonl");
     let msgs = import_pi_session(&raw).unwrap().messages;
     let estimator = Estimator::default();
     let tokens = estimator.estimate_all(&msgs).per_message;

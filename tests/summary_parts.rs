@@ -8,6 +8,9 @@
     clippy::panic
 )]
 
+#[path = "common/fixtures.rs"]
+mod fixtures;
+
 use context_compaction::core::message::{ImageSource, Message, Part, Role};
 use context_compaction::core::settings::TranscriptOptions;
 use context_compaction::core::summary::digest::{append_to, Digest, APPENDED_HEADING};
@@ -16,7 +19,6 @@ use context_compaction::core::summary::transcript::serialize;
 use context_compaction::formats::claude_code::import_claude_code;
 use context_compaction::formats::pi_session::import_pi_session;
 use serde_json::json;
-use std::path::PathBuf;
 
 fn options() -> TranscriptOptions {
     TranscriptOptions {
@@ -265,9 +267,7 @@ fn digest_of_a_small_history() {
 }
 
 fn fixture(rel: &str) -> Option<String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    assert!(root.exists(), "fixtures missing at {}", root.display());
-    Some(std::fs::read_to_string(root.join(rel)).unwrap())
+    Some(fixtures::text(rel))
 }
 
 #[test]

@@ -55,7 +55,7 @@ fn message(t: String, kind: u8) -> Message {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)))]
 
     #[test]
     fn truncation_keeps_a_prefix(t in text(), max in 0usize..400) {

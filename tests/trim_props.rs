@@ -377,7 +377,7 @@ fn pairing_violations(m: &[Message]) -> Vec<(ViolationKind, Option<String>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(768))]
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(768)))]
 
     #[test]
     fn trim_keeps_pairs_budget_and_order((m, t) in history(), o in options()) {

@@ -7,6 +7,8 @@
     clippy::panic
 )]
 
+pub mod fixtures;
+
 use context_compaction::core::message::{Message, Part, Role};
 use context_compaction::core::plan::{Disposition, Plan, PlanInput, PlanOptions};
 use serde_json::json;
@@ -180,20 +182,9 @@ pub fn fixture_sessions() -> Vec<(String, Vec<Message>)> {
     use context_compaction::formats::{
         claude_code::import_claude_code, pi_session::import_pi_session,
     };
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    assert!(root.exists(), "fixtures missing at {}", root.display());
     let mut out = Vec::new();
     for (dir, pi) in [("pi", true), ("claude-code", false)] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        for path in files
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        {
+        for path in fixtures::files(dir) {
             let text = std::fs::read_to_string(&path).unwrap();
             let session = if pi {
                 import_pi_session(&text)

@@ -14,7 +14,7 @@
 pub mod strategy;
 pub mod truncate;
 
-use crate::core::cut::pairs::{orphan_result_carriers as tool_orphans, tool_partners};
+use crate::core::cut::pairs::tool_partners;
 use crate::core::cut::{fit_back, select, Direction, Layout, TurnBoundary};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::{Message, Part};
@@ -166,7 +166,6 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
         input,
         options,
         layout: &layout,
-        orphans: tool_orphans(messages),
     };
 
     let first = match &options.strategy {
@@ -288,8 +287,6 @@ struct Planner<'a, 'b> {
     input: &'a PlanInput<'b>,
     options: &'a PlanOptions,
     layout: &'a Layout,
-    /// Messages whose tool results answer no call in the history.
-    orphans: Vec<bool>,
 }
 
 /// Dispositions and the split prefix of one placement.
@@ -385,11 +382,22 @@ impl Planner<'_, '_> {
         } else {
             0..0
         };
-        // A tool result whose call is nowhere in the history is never sent on alone: it goes with
-        // what is summarized or dropped, wherever the cut falls.
+        // A tool result is never sent on without its call: a kept message whose results answer
+        // no kept call (its calls are nowhere in the history, or before an earlier summary that
+        // the cut cannot cross) goes with what is summarized or dropped.
         let removed = self.removed();
+        let kept_calls: std::collections::HashSet<&str> = a
+            .dispositions
+            .iter()
+            .zip(messages)
+            .filter(|(d, _)| matches!(d, Disposition::System | Disposition::Keep))
+            .flat_map(|(_, m)| m.tool_call_ids())
+            .collect();
         for (i, d) in a.dispositions.iter_mut().enumerate() {
-            if *d == Disposition::Keep && self.orphans.get(i).copied().unwrap_or(false) {
+            let Some(m) = messages.get(i) else { continue };
+            let results = m.tool_result_ids();
+            let stranded = !results.is_empty() && results.iter().all(|id| !kept_calls.contains(id));
+            if *d == Disposition::Keep && stranded {
                 *d = removed;
             }
         }

@@ -1,0 +1,223 @@
+//! The fuzz targets' bodies, shared by the coverage-guided targets (`fuzz/fuzz_targets/*.rs`, run
+//! by `npm run fuzz` with cargo-fuzz on nightly) and by the stable smoke run in `npm test`
+//! (`tests/fuzz_smoke.rs`). Each takes arbitrary bytes and panics only when an invariant breaks.
+#![allow(
+    dead_code,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unwrap_used
+)]
+
+use std::collections::HashSet;
+
+use context_compaction::core::error::ErrorCode;
+use context_compaction::core::message::{Message, Part, Role};
+use context_compaction::core::plan::{plan, Disposition, PlanInput, PlanOptions, Strategy};
+use context_compaction::core::settings::Settings;
+use context_compaction::core::tokens::{Encoding, EncodingName};
+use context_compaction::core::validate::validate;
+use context_compaction::formats::{
+    claude_code::import_claude_code, detect, pi_session::import_pi_session, Codec, Format,
+};
+use serde_json::{json, Value};
+
+const FORMATS: [Format; 4] = [Format::AiSdk, Format::OpenAi, Format::Anthropic, Format::Pi];
+
+/// Every importer on the bytes as JSON: never a panic; what imports exports and imports again to
+/// the same messages; detection agrees with some importer.
+pub fn formats(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let _ = detect(&value);
+    for format in FORMATS {
+        if let Ok(messages) = format.import(&value) {
+            let exported = format.export(&messages);
+            let again = format
+                .import(&Value::Array(exported))
+                .unwrap_or_else(|e| panic!("{} re-import failed: {}", format.as_str(), e.message));
+            assert_eq!(again.len(), messages.len(), "{}", format.as_str());
+            for (a, b) in again.iter().zip(&messages) {
+                assert_eq!(a.role, b.role, "{}", format.as_str());
+                assert_eq!(a.parts, b.parts, "{}", format.as_str());
+            }
+            let _ = validate(&messages);
+        }
+    }
+}
+
+/// pi's session importer: never a panic; the live context is a suffix-consistent view.
+pub fn pi_session(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if let Ok(session) = import_pi_session(&text) {
+        let context = session.context();
+        assert!(context.len() <= session.messages.len() + session.compactions.len());
+    }
+}
+
+/// Claude Code's session importer: never a panic.
+pub fn claude_code(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if let Ok(session) = import_claude_code(&text) {
+        let _ = session.context();
+    }
+}
+
+/// The rank-table loader: never a panic; a table it accepts counts any text.
+pub fn encoding(data: &[u8]) {
+    for name in EncodingName::ALL {
+        if let Ok(encoding) = Encoding::parse(name, data) {
+            let _ = encoding.count(&String::from_utf8_lossy(data));
+        }
+    }
+}
+
+/// The options parser: never a panic; accepted options validate.
+pub fn options(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    for v in [
+        value.clone(),
+        json!({ "contextWindow": 100_000, "options": value }),
+    ] {
+        if let Ok(o) = context_compaction::core::options::parse(&v) {
+            o.settings.validate().expect("accepted options validate");
+        }
+    }
+    if let Value::Object(mut map) = value {
+        map.insert("contextWindow".into(), json!(100_000));
+        if let Ok(o) = context_compaction::core::options::parse(&Value::Object(map)) {
+            o.settings.validate().expect("accepted options validate");
+        }
+    }
+}
+
+/// A history and plan options decoded from bytes: the first bytes choose the strategy and its
+/// numbers, then each pair of bytes one message (kind, size).
+fn decode(data: &[u8]) -> (Vec<Message>, Vec<usize>, PlanOptions, usize) {
+    let byte = |i: usize| data.get(i).copied().unwrap_or(0) as usize;
+    let mut settings = Settings::new(10_000).plan;
+    settings.strategy = match byte(0) % 5 {
+        0 => Strategy::RecentTokens { keep: byte(1) * 20 },
+        1 => Strategy::LastMessages { keep: byte(1) % 20 },
+        2 => Strategy::LastTurns { keep: byte(1) % 6 },
+        3 => Strategy::TokenBudget { max: byte(1) * 20 },
+        _ => Strategy::RecentUserMessages {
+            max_tokens: byte(1) * 20,
+        },
+    };
+    settings.boundary = if byte(2) % 2 == 0 {
+        context_compaction::core::cut::TurnBoundary::Split
+    } else {
+        context_compaction::core::cut::TurnBoundary::Snap
+    };
+    settings.summarize = byte(2) % 3 != 0;
+    settings.summary_tokens = 50 + byte(3);
+    settings.prefix_summary_tokens = 20 + byte(3) / 2;
+    let limit = 200 + byte(4) * 40;
+    settings.limit = Some(limit);
+    let mut messages = Vec::new();
+    let mut tokens = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    let mut next = 0u32;
+    for pair in data.get(5..).unwrap_or_default().chunks(2) {
+        let kind = pair.first().copied().unwrap_or(0);
+        let size = 1 + pair.get(1).copied().unwrap_or(0) as usize * 4;
+        let m = match kind % 8 {
+            0 if messages.is_empty() => Message::text(Role::System, "rules"),
+            0 | 1 => Message::text(Role::User, "question"),
+            2 => Message::text(Role::Assistant, "answer"),
+            3 | 4 => {
+                next += 1;
+                let id = format!("c{next}");
+                open.push(id.clone());
+                Message::new(
+                    Role::Assistant,
+                    vec![Part::ToolCall {
+                        id,
+                        name: if kind % 2 == 0 { "read" } else { "bash" }.into(),
+                        input: json!({ "path": format!("/f{}", kind % 3) }),
+                    }],
+                )
+            }
+            5 | 6 if !open.is_empty() => {
+                let id = open.remove(0);
+                Message::new(
+                    Role::Tool,
+                    vec![Part::ToolResult {
+                        id,
+                        name: None,
+                        output: vec![Part::text("x".repeat(size.min(400)))],
+                        is_error: kind % 7 == 0,
+                    }],
+                )
+            }
+            5 | 6 => Message::text(Role::User, "more"),
+            _ => {
+                let mut s = Message::text(Role::User, "summary of earlier work");
+                s.summary = true;
+                s
+            }
+        };
+        messages.push(m);
+        tokens.push(size);
+    }
+    (messages, tokens, settings, limit)
+}
+
+/// The planner on a decoded history: never a panic; every message gets one disposition; the
+/// compacted context introduces no orphaned tool result and no unanswered call; it fits its limit
+/// or the error is `CANNOT_COMPACT`.
+pub fn planner(data: &[u8]) {
+    let (messages, tokens, options, limit) = decode(data);
+    let cost = |p: &Part| p.text_len() / 4 + 1;
+    let input = PlanInput {
+        messages: &messages,
+        tokens: &tokens,
+        part_cost: &cost,
+    };
+    let plan = match plan(&input, &options) {
+        Ok(p) => p,
+        Err(e) => {
+            assert_eq!(e.code, ErrorCode::CannotCompact, "{}", e.message);
+            return;
+        }
+    };
+    assert_eq!(plan.dispositions.len(), messages.len());
+    assert!(
+        plan.tokens_after <= limit,
+        "{} > {limit}",
+        plan.tokens_after
+    );
+    let kept: Vec<Message> = plan
+        .dispositions
+        .iter()
+        .zip(&messages)
+        .filter(|(d, _)| {
+            matches!(
+                d,
+                Disposition::System | Disposition::Keep | Disposition::Pinned
+            )
+        })
+        .map(|(_, m)| m.clone())
+        .collect();
+    let before: HashSet<(String, Option<String>)> = validate(&messages)
+        .into_iter()
+        .map(|v| (v.kind.as_str().to_string(), v.id))
+        .collect();
+    for v in validate(&kept) {
+        let key = (v.kind.as_str().to_string(), v.id.clone());
+        assert!(
+            before.contains(&key),
+            "the plan introduced {} ({:?}) in {:?}: {:?}",
+            key.0,
+            v.id,
+            messages
+                .iter()
+                .map(|m| format!("{:?}{}", m.role, if m.summary { "*" } else { "" }))
+                .collect::<Vec<_>>(),
+            plan.dispositions
+        );
+    }
+}

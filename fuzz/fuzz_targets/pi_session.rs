@@ -1,0 +1,7 @@
+#![no_main]
+//! Fuzz target `pi_session`: see `fuzz/checks/mod.rs`.
+
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::pi_session(data));
