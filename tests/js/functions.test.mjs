@@ -1,9 +1,9 @@
 // validateMessages, repairMessages, trimMessages, importSession through the built package.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { validateMessages, repairMessages, trimMessages, importSession, CompactionError } from "context-compaction";
 import { aiSdkHistory, openAiHistory } from "./history.mjs";
+import { fixtureText } from "./fixtures.mjs";
 
 const orphaned = [
   { role: "user", content: "go" },
@@ -46,7 +46,7 @@ test("trimMessages keeps the last messages within the budget, never a result wit
 });
 
 test("importSession reads the bundled Claude Code session", () => {
-  const text = readFileSync(new URL("../../fixtures/claude-code-tool-heavy.jsonl", import.meta.url), "utf8");
+  const text = fixtureText("claude-code-tool-heavy.jsonl", { bundled: true });
   const session = importSession(text, "claude-code");
   assert.equal(session.format, "anthropic");
   assert.ok(session.messages.length > 5);
@@ -58,7 +58,7 @@ test("importSession reads the bundled Claude Code session", () => {
 });
 
 test("importSession honours the compactions recorded in pi and Claude Code files", () => {
-  const cc = importSession(readFileSync(new URL("../fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl", import.meta.url), "utf8"), "claude-code");
+  const cc = importSession(fixtureText("claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"), "claude-code");
   assert.equal(cc.compactions.length, 1);
   const [boundary] = cc.compactions;
   assert.equal(boundary.trigger, "manual");
@@ -67,7 +67,7 @@ test("importSession honours the compactions recorded in pi and Claude Code files
   assert.equal(cc.history.length, 439);
   assert.equal(cc.messages.length, cc.history.length - boundary.summaryIndex, "the live context starts at the summary message");
   assert.deepEqual(cc.messages[0], cc.history[boundary.summaryIndex]);
-  const pi = importSession(readFileSync(new URL("../fixtures/pi/before-compaction.jsonl", import.meta.url), "utf8"), "pi");
+  const pi = importSession(fixtureText("pi/before-compaction.jsonl"), "pi");
   assert.equal(pi.compactions.length, 2);
   const last = pi.compactions.at(-1);
   assert.equal(last.firstKeptEntryId, null, "a version 1 file has no entry ids: firstKeptEntryIndex is used");

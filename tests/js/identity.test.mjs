@@ -3,10 +3,10 @@
 // place is not (until forget()), and any format or estimator stays exact.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { Compactor, importSession } from "context-compaction";
+import { fixtureText } from "./fixtures.mjs";
 
-const session = importSession(readFileSync(new URL("../fixtures/pi/large-session.jsonl", import.meta.url), "utf8"), "pi");
+const session = importSession(fixtureText("pi/large-session.jsonl"), "pi");
 const options = { contextWindow: 60_000, reserveTokens: 4_000, keepRecentTokens: 8_000, format: "pi", summarize: "extractive" };
 
 for (const tokenizer of ["heuristic", "o200k_base"]) {

@@ -260,3 +260,23 @@ function textOf(m) {
   if (typeof m.content === "string") return m.content;
   return Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("\n") : "";
 }
+
+test("at small windows the compacted context stays under its own threshold", async () => {
+  for (const contextWindow of [2_000, 3_000, 5_000, 8_000]) {
+    for (const turns of [4, 12]) {
+      // The summarizer uses its whole budget, and the digest has much to add.
+      const summarize = (r) => "word ".repeat(Math.max(1, r.maxTokens - 5));
+      const c = new Compactor({ contextWindow, summarize, retries: 0 });
+      const history = aiSdkHistory(turns).map((m) => (m.role === "tool" ? { ...m, content: [{ ...m.content[0], output: { type: "text", value: "x".repeat(300) } }] } : m));
+      let result;
+      try {
+        result = await c.compact(history, { force: true });
+      } catch (e) {
+        assert.ok(e instanceof CompactionError && ["CANNOT_COMPACT", "NO_PROGRESS"].includes(e.code), String(e));
+        continue;
+      }
+      const after = c.check(result.messages);
+      assert.equal(after.shouldCompact, false, `window ${contextWindow}, ${turns} turns: ${after.tokens} tokens against ${after.threshold}`);
+    }
+  }
+});

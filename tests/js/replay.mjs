@@ -4,14 +4,12 @@ import assert from "node:assert/strict";
 // turned into user turns of scripted model steps: each step's tool calls (name, id, arguments)
 // and the outputs the tools really returned, so a replayed conversation grows like the real one.
 import { Compactor, validateMessages } from "context-compaction";
-import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import { fileURLToPath } from "node:url";
 import { parseSession, toolNames } from "./replay-session.mjs";
+import { fixtureText } from "./fixtures.mjs";
 
 export { parseSession, toolNames };
 
-export const fixturePath = fileURLToPath(new URL("../fixtures/pi/large-session.jsonl", import.meta.url));
 
 /** Compactor options shared by the loops: a small window so that compaction fires many times. */
 export const compactorOptions = {
@@ -29,8 +27,7 @@ export const SUMMARY_MARK = "[replay summary";
  * @returns {{ turns: Turn[], chars: number, steps: number, calls: number }}
  */
 export function loadSession() {
-  if (!existsSync(fixturePath)) throw new Error(`fixture missing: ${fixturePath}`);
-  return parseSession(readFileSync(fixturePath, "utf8"));
+  return parseSession(fixtureText("pi/large-session.jsonl"));
 }
 
 /** A fake summarizer: no network, a short summary built from the transcript's first and last lines. */

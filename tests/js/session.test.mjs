@@ -5,10 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { CompactionError, Session, validateMessages } from "context-compaction";
+import { fixturePath } from "./fixtures.mjs";
 
-const fixture = (p) => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
+const fixture = (p) => fixturePath(p);
 
 /** AI SDK messages for turn `i`: a request, a tool call with its result, an answer. */
 function turn(i, size = 400) {

@@ -13,9 +13,10 @@ import {
   CompactionError,
 } from "context-compaction";
 import { root } from "./pack.mjs";
+import { fixtureText } from "./fixtures.mjs";
 
 const corpus = JSON.parse(readFileSync(new URL("../data/token-parity.json", import.meta.url), "utf8"));
-const fixture = readFileSync(new URL("../../fixtures/claude-code-tool-heavy.jsonl", import.meta.url), "utf8");
+const fixture = fixtureText("claude-code-tool-heavy.jsonl", { bundled: true });
 
 test("Node loads the shipped rank tables by itself on first use", () => {
   assert.equal(countTokens("hello world", "cl100k_base"), 2);

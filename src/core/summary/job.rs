@@ -199,6 +199,10 @@ pub struct SummaryJob<'e> {
     rollup_limit: usize,
     original_task: String,
     state: Option<String>,
+    /// Tokens of the summary message around the summary text.
+    wrapper: usize,
+    /// Tokens of what the summary replaces.
+    replaced: usize,
     history: Lane,
     prefix: Option<Lane>,
     digest: Digest,
@@ -303,6 +307,26 @@ impl<'e> SummaryJob<'e> {
             Lane::new(LaneKind::Prefix, chunker.chunks(prefix_entries), prefix)
         });
         let summary_tokens = settings.plan.summary_tokens;
+        // What the summary message adds around the summary (prefix, suffix, later-rounds note,
+        // question, continue message, per-message overhead): the plan counts the message at the
+        // summary budget, so the text must leave room for it.
+        let style = &settings.summary;
+        let wrapper = estimate(&super::recognize::wrap(style, "", round.max(2)))
+            + style.question.as_deref().map_or(0, |q| estimate(q) + 4)
+            + style
+                .continue_message
+                .as_deref()
+                .map_or(0, |c| estimate(c) + 4)
+            + 4;
+        // What the summary replaces (its transcripts and the earlier summary): the appended digest
+        // never makes the summary larger than that.
+        let replaced = history_lane
+            .chunks
+            .iter()
+            .chain(prefix_lane.iter().flat_map(|l| l.chunks.iter()))
+            .map(|c| c.replaced_tokens)
+            .sum::<usize>()
+            + previous_summary.as_deref().map_or(0, estimate);
         Ok(SummaryJob {
             estimate,
             templates,
@@ -314,6 +338,8 @@ impl<'e> SummaryJob<'e> {
             rollup_limit: settings.rollup_tokens,
             original_task,
             state: None,
+            wrapper,
+            replaced,
             history: history_lane,
             prefix: prefix_lane,
             digest,
@@ -479,11 +505,18 @@ impl<'e> SummaryJob<'e> {
         // The summary stays within its cap (the larger of its budget and the rollup threshold):
         // an answer that outgrew it even after the rollup is cut, and the digest items the model
         // missed are appended only as far as they fit.
-        let cap = self.summary_tokens.max(self.rollup_limit)
-            + self.prefix.as_ref().map_or(0, |_| self.prefix_tokens);
+        let cap = (self.summary_tokens.max(self.rollup_limit)
+            + self.prefix.as_ref().map_or(0, |_| self.prefix_tokens))
+        .saturating_sub(self.wrapper)
+        .max(1);
         let summary = fit(&summary, cap, self.estimate);
         let missing = self.digest.missing_from(&summary);
-        let (summary, appended) = append_within(&summary, &missing, cap, self.estimate);
+        let room = cap.min(
+            self.replaced
+                .saturating_sub(1)
+                .max((self.estimate)(&summary)),
+        );
+        let (summary, appended) = append_within(&summary, &missing, room, self.estimate);
         Ok(Finished {
             summary,
             digest: self.digest,
