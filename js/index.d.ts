@@ -1,6 +1,6 @@
 // Public types of `context-compaction`. The functions implemented in Rust are declared by the
 // generated bindings; this file adds what the JS entry points define.
-import type { EncodingName } from "../pkg/node/context_compaction.js";
+import type { Compactor, CompactorOptions, EncodingName } from "../pkg/node/context_compaction.js";
 
 export * from "../pkg/node/context_compaction.js";
 
@@ -22,7 +22,15 @@ export type ErrorCode =
 
 /** Every error the package throws or rejects with. */
 export declare class CompactionError extends Error {
+  /**
+   * An error with its code; the package makes these itself, you may make them in tests or hooks.
+   * @param message What happened, in words.
+   * @param code The stable code (see {@link ErrorCode}).
+   * @param path For bad input or options: the offending field.
+   * @param cause The original error (a summarizer's rejection, an abort reason, a trap).
+   */
   constructor(message: string, code: ErrorCode, path?: string, cause?: unknown);
+  /** Always `"CompactionError"`. */
   readonly name: "CompactionError";
   /** What went wrong, stable across versions. */
   readonly code: ErrorCode;
@@ -32,8 +40,11 @@ export declare class CompactionError extends Error {
 
 /** The part of a fetch `Response` that `loadEncoding` reads. */
 export interface ResponseLike {
+  /** Whether the request succeeded (a 2xx status). */
   readonly ok: boolean;
+  /** The HTTP status, named in the error when `ok` is false. */
   readonly status: number;
+  /** The body: the rank table's bytes. */
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
@@ -57,3 +68,66 @@ export type EncodingSource =
  * with `encoding` works; rejects with `ENCODING_UNAVAILABLE` or `INVALID_INPUT`.
  */
 export declare function loadEncoding(encoding: EncodingName, source?: EncodingSource): Promise<void>;
+
+/** Options of {@link compactionMiddleware}. */
+export interface CompactionMiddlewareOptions {
+  /**
+   * When the provider answers with a context-limit error ({@link isContextOverflowError}), compact
+   * the prompt by force and send it once more (one retry, never a loop). Default `true`.
+   */
+  recoverOverflow?: boolean;
+}
+
+/** The call parameters the middleware reads: the provider prompt and the call's abort signal. */
+export interface PromptParams {
+  /** The provider prompt (`LanguageModelV3Prompt`): the messages the call sends. */
+  prompt: object[];
+  /** The call's abort signal; it aborts the compaction too. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * An AI SDK language-model middleware (`LanguageModelV3Middleware`): pass it to
+ * `wrapLanguageModel({ model, middleware })`.
+ */
+export interface CompactionMiddleware {
+  /** The AI SDK middleware specification it implements. */
+  readonly specificationVersion: "v3";
+  /** Compacts `params.prompt` when the compactor's trigger says so; resolves to the params to send. */
+  transformParams<P extends PromptParams>(options: { type: "generate" | "stream"; params: P; model: unknown }): Promise<P>;
+  /** Sends; after a context-limit error, compacts by force and sends once more. */
+  wrapGenerate<P extends PromptParams, R>(options: {
+    doGenerate: () => PromiseLike<R>;
+    doStream: () => PromiseLike<unknown>;
+    params: P;
+    model: { doGenerate(params: P): PromiseLike<R> };
+  }): Promise<R>;
+  /** Streams; after a context-limit error at the start, compacts by force and streams once more. */
+  wrapStream<P extends PromptParams, S>(options: {
+    doGenerate: () => PromiseLike<unknown>;
+    doStream: () => PromiseLike<S>;
+    params: P;
+    model: { doStream(params: P): PromiseLike<S> };
+  }): Promise<S>;
+}
+
+/**
+ * The AI SDK middleware: every `generateText` / `streamText` call through the wrapped model has its
+ * prompt compacted first, with the same decisions as `compactor.maybeCompact` (trigger, safe cut,
+ * your summarizer, the failure policy). A history that keeps growing is summarized once: later
+ * calls continue from the compactor's last compaction. Kept messages, and any binary content in
+ * them, are passed on as they were.
+ *
+ * @param compactor A `Compactor`, or the options to make one (its `summarize` receives provider
+ *   prompt messages).
+ * @param options See {@link CompactionMiddlewareOptions}.
+ * @example
+ * const model = wrapLanguageModel({
+ *   model: openai("gpt-4o"),
+ *   middleware: compactionMiddleware({ model: "gpt-4o", summarize }),
+ * });
+ */
+export declare function compactionMiddleware<M extends object>(
+  compactor: Compactor<M> | CompactorOptions<M>,
+  options?: CompactionMiddlewareOptions,
+): CompactionMiddleware;

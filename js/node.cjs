@@ -5,6 +5,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const wasm = require("../pkg/node/context_compaction.js");
 const { guard } = require("../pkg/node/guard.cjs");
+const { makeCompactionMiddleware } = require("../pkg/node/ai-sdk.cjs");
 const { CompactionError } = require("./error.cjs");
 
 const tablePath = (name) => path.join(__dirname, "..", "encodings", `${name}.tiktoken`);
@@ -29,6 +30,7 @@ const loadEncoding = wrap(async function loadEncoding(encoding, source) {
 // checks that nothing of the API is missing).
 exports.Compactor = api.Compactor;
 exports.Session = api.Session;
+exports.convertMessages = api.convertMessages;
 exports.countTokens = api.countTokens;
 exports.describeContextOverflow = api.describeContextOverflow;
 exports.estimateTokens = api.estimateTokens;
@@ -39,5 +41,6 @@ exports.repairMessages = api.repairMessages;
 exports.trimMessages = api.trimMessages;
 exports.validateMessages = api.validateMessages;
 exports.withOverflowRecovery = api.withOverflowRecovery;
+exports.compactionMiddleware = makeCompactionMiddleware(api.Compactor, api.isContextOverflowError);
 exports.CompactionError = CompactionError;
 exports.loadEncoding = loadEncoding;

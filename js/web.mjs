@@ -2,6 +2,7 @@
 // beside the package by `await loadEncoding(name)` (or from a source you give).
 import initWasm, * as wasm from "../pkg/web/context_compaction.js";
 import { CompactionError } from "./error.mjs";
+import { makeCompactionMiddleware } from "./ai-sdk.mjs";
 import { guard } from "./guard.mjs";
 import { makeLoadEncoding } from "./source.mjs";
 
@@ -18,6 +19,7 @@ const { api, wrap } = guard(wasm, CompactionError, () => {
 export const {
   Compactor,
   Session,
+  convertMessages,
   countTokens,
   describeContextOverflow,
   estimateTokens,
@@ -29,6 +31,9 @@ export const {
   validateMessages,
   withOverflowRecovery,
 } = api;
+
+/** The AI SDK middleware that compacts every call's prompt (see the types). */
+export const compactionMiddleware = makeCompactionMiddleware(Compactor, isContextOverflowError);
 
 let ready;
 

@@ -8,7 +8,7 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 cargo build --quiet --lib --release --target wasm32-unknown-unknown
 input=target/wasm32-unknown-unknown/release/context_compaction.wasm
-rm -rf pkg/node pkg/web pkg/bundler
+rm -rf pkg/node pkg/web pkg/bundler pkg/types
 for target in nodejs web; do
   case "$target" in
     nodejs) out=node ;;
@@ -21,13 +21,28 @@ for target in nodejs web; do
 done
 # wasm-bindgen writes `inline_js` snippets as ES modules but `require`s them from the CommonJS
 # Node build: turn their `export function f(` declarations into `exports.f = function f(`. The
-# trap guard (js/guard.mjs) becomes CommonJS the same way.
+# trap guard (js/guard.mjs) and the AI SDK middleware (js/ai-sdk.mjs) become CommonJS the same way.
 find pkg/node/snippets -name '*.js' 2>/dev/null | while read -r snippet; do
   sed -i 's/^export function \([A-Za-z_][A-Za-z0-9_]*\)(/exports.\1 = function \1(/' "$snippet"
 done
-sed 's/^export function \([A-Za-z_][A-Za-z0-9_]*\)(/exports.\1 = function \1(/' js/guard.mjs > pkg/node/guard.cjs
-# The reset function is the guard's, not the API's: keep it out of the published types.
-sed -i '/^export function __wbg_reset_state(): void;$/d' pkg/node/context_compaction.d.ts pkg/web/context_compaction.d.ts
+for module in guard ai-sdk langchain-adapter; do
+  sed 's/^export function \([A-Za-z_][A-Za-z0-9_]*\)(/exports.\1 = function \1(/' "js/$module.mjs" > "pkg/node/$module.cjs"
+done
+# The reset function is the guard's, not the API's: keep it out of the published types. The
+# declarations of the raw wasm exports, and the web glue's (which lists them in `InitOutput`), are
+# read by no entry (js/web.d.mts declares `init`): they are not shipped.
+sed -i '/^export function __wbg_reset_state(): void;$/d' pkg/node/context_compaction.d.ts
+rm -f pkg/node/context_compaction_bg.wasm.d.ts pkg/web/context_compaction_bg.wasm.d.ts pkg/web/context_compaction.d.ts
+# Both targets' modules are the same bytes: the package ships the web one only, and the Node glue
+# reads it from there (checked; if they ever differ, each target keeps its own).
+if cmp -s pkg/node/context_compaction_bg.wasm pkg/web/context_compaction_bg.wasm; then
+  rm pkg/node/context_compaction_bg.wasm
+  sed -i 's|${__dirname}/context_compaction_bg.wasm|${__dirname}/../web/context_compaction_bg.wasm|' pkg/node/context_compaction.js
+  grep -q '../web/context_compaction_bg.wasm' pkg/node/context_compaction.js
+fi
+# The LangChain entry's types, once per module system (each sees LangChain's own of that system).
+mkdir -p pkg/types
+cp js/langchain.d.ts pkg/types/langchain.d.mts
 # Each target directory declares its module system for Node.
 printf '{ "type": "commonjs" }\n' > pkg/node/package.json
 printf '{ "type": "module" }\n' > pkg/web/package.json

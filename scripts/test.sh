@@ -63,4 +63,5 @@ step "wasm-pack test node" wasm-pack --log-level warn test --node
 step "wasm-pack test chrome" wasm-pack --log-level warn test --headless --chrome -- --features browser-tests
 step "js tests" node --test --test-reporter=spec tests/js/
 step "tsc consumer" tsc --noEmit -p tests/types
+step "tsc ecosystems" tsc --noEmit -p tests/types/ecosystems
 finish

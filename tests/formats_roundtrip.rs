@@ -370,3 +370,126 @@ fn text_len_counts_text_reasoning_and_tool_data() {
     assert_eq!(m[2].text_len(), 11 + 13 + 2 * (4 + 15));
     assert_eq!(m[1].text_len(), "look at this".len());
 }
+
+/// AI SDK 6 prompts: a denied tool execution, the provider-prompt content items (file and image
+/// data and URLs) and binary data as the JS boundary hands it over (a placeholder with the byte
+/// count and the head of the bytes) all import, price as media, and round-trip.
+#[test]
+fn ai_sdk_v6_outputs_content_items_and_binary_placeholders() {
+    let input = json!([
+        { "role": "user", "content": [
+            { "type": "image", "image": { "\u{0}binary": 0, "bytes": 60_000, "head": PNG } },
+            { "type": "file", "data": { "\u{0}binary": 1, "url": "https://example.com/x.pdf" }, "mediaType": "application/pdf" }
+        ] },
+        { "role": "assistant", "content": [
+            { "type": "tool-call", "toolCallId": "c1", "toolName": "rm", "input": { "path": "/" } },
+            { "type": "tool-call", "toolCallId": "c2", "toolName": "shot", "input": {} }
+        ] },
+        { "role": "tool", "content": [
+            { "type": "tool-result", "toolCallId": "c1", "toolName": "rm",
+              "output": { "type": "execution-denied", "reason": "not allowed" } },
+            { "type": "tool-result", "toolCallId": "c2", "toolName": "shot",
+              "output": { "type": "content", "value": [
+                  { "type": "image-data", "data": PNG, "mediaType": "image/png" },
+                  { "type": "file-url", "url": "https://example.com/log.txt" },
+                  { "type": "text", "text": "done" }
+              ] } }
+        ] }
+    ]);
+    let messages = round_trip(Format::AiSdk, &input);
+    match &messages[0].parts[0] {
+        Part::Image {
+            source: ImageSource::Base64 { len },
+            width,
+            height,
+            ..
+        } => {
+            assert_eq!(*len, 80_000, "60,000 bytes are 80,000 base64 characters");
+            assert_eq!(
+                (*width, *height),
+                (Some(1), Some(1)),
+                "dimensions from the head"
+            );
+        }
+        other => panic!("not an image: {other:?}"),
+    }
+    assert!(matches!(
+        &messages[0].parts[1],
+        Part::File { source: ImageSource::Url(u), .. } if u == "https://example.com/x.pdf"
+    ));
+    match &messages[2].parts[0] {
+        Part::ToolResult {
+            output, is_error, ..
+        } => {
+            assert!(*is_error, "a denied execution reads as an error result");
+            assert_eq!(output[0].text_len(), "not allowed".len());
+        }
+        other => panic!("not a result: {other:?}"),
+    }
+    match &messages[2].parts[1] {
+        Part::ToolResult { output, .. } => {
+            assert!(matches!(output[0], Part::Image { .. }), "{:?}", output[0]);
+            assert!(matches!(output[1], Part::File { .. }), "{:?}", output[1]);
+        }
+        other => panic!("not a result: {other:?}"),
+    }
+}
+
+fn langchain_case() -> Value {
+    json!([
+        { "type": "system", "content": "You are terse.", "additional_kwargs": {}, "response_metadata": {} },
+        { "type": "human", "content": [
+            { "type": "text", "text": "look" },
+            { "type": "image_url", "image_url": { "url": "https://example.com/a.png", "detail": "low" } },
+            { "type": "image", "data": PNG, "mimeType": "image/png" }
+        ], "id": "h1" },
+        { "type": "ai", "content": [{ "type": "reasoning", "reasoning": "hmm" }, { "type": "text", "text": "Reading." }],
+          "tool_calls": [{ "id": "c1", "name": "read", "args": { "path": "a.ts" }, "type": "tool_call" }],
+          "invalid_tool_calls": [], "response_metadata": { "model": "x" } },
+        { "type": "tool", "content": "no such file", "tool_call_id": "c1", "name": "read", "status": "error" },
+        { "type": "ai", "content": "It does not exist." }
+    ])
+}
+
+#[test]
+fn langchain_round_trip_and_model() {
+    let input = langchain_case();
+    assert_eq!(
+        context_compaction::formats::detect(&input).unwrap(),
+        Format::LangChain
+    );
+    let messages = round_trip(Format::LangChain, &input);
+    assert_eq!(messages[0].role, Role::System);
+    assert!(
+        matches!(&messages[1].parts[1], Part::Image { source: ImageSource::Url(u), detail: Some(d), .. } if u == "https://example.com/a.png" && d == "low")
+    );
+    assert!(matches!(
+        &messages[1].parts[2],
+        Part::Image {
+            width: Some(1),
+            height: Some(1),
+            ..
+        }
+    ));
+    assert!(matches!(&messages[2].parts[0], Part::Reasoning { text, .. } if text == "hmm"));
+    assert!(
+        matches!(&messages[2].parts[2], Part::ToolCall { id, name, .. } if id == "c1" && name == "read")
+    );
+    assert!(
+        matches!(&messages[3].parts[0], Part::ToolResult { id, is_error: true, name: Some(n), .. } if id == "c1" && n == "read")
+    );
+    // A pruned tool result keeps the message's other fields.
+    let mut changed = messages.clone();
+    prune(&mut changed, "c1");
+    let out = Format::LangChain.export(&changed);
+    assert_eq!(out[3]["status"], json!("error"));
+    assert_eq!(out[3]["name"], json!("read"));
+    assert_ne!(out[3]["content"], input[3]["content"]);
+    // Bad input names the field.
+    let bad = json!([{ "type": "ai", "content": "", "tool_calls": [{ "name": "x", "args": {} }] }]);
+    let e = Format::LangChain.import(&bad).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("messages[0].tool_calls[0].id"));
+    let bad = json!([{ "type": "remove", "id": "x" }, { "type": "human", "content": "hi" }]);
+    let e = Format::LangChain.import(&bad).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("messages[0].type"));
+}

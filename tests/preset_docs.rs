@@ -205,7 +205,10 @@ fn table() -> String {
         .collect();
     let mut out = String::from("| setting |");
     for (p, _) in &columns {
-        out.push_str(&format!(" `{}` |", p.as_str()));
+        match p.alias() {
+            Some(alias) => out.push_str(&format!(" `{alias}` (`{}`) |", p.as_str())),
+            None => out.push_str(&format!(" `{}` |", p.as_str())),
+        }
     }
     out.push_str("\n|---|");
     for _ in &columns {

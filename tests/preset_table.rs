@@ -171,6 +171,9 @@ fn kept_tails_and_summaries_match_the_table() {
 fn names_parse_and_settings_validate() {
     for p in Preset::ALL {
         assert_eq!(Preset::parse(p.as_str()).unwrap(), p);
+        if let Some(alias) = p.alias() {
+            assert_eq!(Preset::parse(alias).unwrap(), p, "{alias}");
+        }
         p.settings(200_000, 32_000).validate().unwrap();
     }
     let err = Preset::parse("cursor").unwrap_err();

@@ -125,12 +125,7 @@ fn compact_once(s: &mut Session, forced: bool) -> Option<usize> {
 }
 
 fn import_for(format: Format) -> impl Fn(&Value, &str) -> Result<Message> {
-    move |v, path| match format {
-        Format::Pi => context_compaction::formats::pi::import_message(v, path),
-        Format::Anthropic => context_compaction::formats::anthropic::import_message(v, path),
-        Format::OpenAi => context_compaction::formats::openai::import_message(v, path),
-        Format::AiSdk => context_compaction::formats::ai_sdk::import_message(v, path),
-    }
+    context_compaction::formats::message_importer(format)
 }
 
 #[test]

@@ -32,7 +32,7 @@ fn field(error: &JsValue, key: &str) -> Option<String> {
 #[wasm_bindgen_test]
 fn counting_before_loading_is_encoding_unavailable() {
     // This test binary never loads cl100k_base and registers no loader (no JS entry point).
-    let error = count_tokens("hello", &arg::<EncodingArg>("cl100k_base")).unwrap_err();
+    let error = count_tokens("hello".into(), &arg::<EncodingArg>("cl100k_base")).unwrap_err();
     assert!(error.is_instance_of::<js_sys::Error>());
     assert_eq!(
         field(&error, "code").as_deref(),
@@ -56,13 +56,13 @@ fn counts_equal_tiktoken_on_the_corpus() {
         let text = sample["text"].as_str().unwrap();
         let expected = sample["counts"]["o200k_base"].as_u64().unwrap() as usize;
         assert_eq!(
-            count_tokens(text, &arg("o200k_base")).unwrap(),
+            count_tokens(text.into(), &arg("o200k_base")).unwrap(),
             expected,
             "{}",
             sample["kind"]
         );
         assert_eq!(
-            estimate_tokens(text, Some(arg::<TokenizerArg>("o200k_base"))).unwrap(),
+            estimate_tokens(text.into(), Some(arg::<TokenizerArg>("o200k_base"))).unwrap(),
             expected
         );
     }
@@ -70,21 +70,35 @@ fn counts_equal_tiktoken_on_the_corpus() {
 
 #[wasm_bindgen_test]
 fn bad_input_names_the_field() {
-    let error = count_tokens("x", &JsValue::from_f64(3.0).unchecked_into()).unwrap_err();
+    let error = count_tokens("x".into(), &JsValue::from_f64(3.0).unchecked_into()).unwrap_err();
     assert_eq!(field(&error, "code").as_deref(), Some("INVALID_INPUT"));
     assert_eq!(field(&error, "path").as_deref(), Some("encoding"));
     let error = install_encoding(&JsValue::from_str("o200k_base"), b"not a table").unwrap_err();
     assert_eq!(field(&error, "path").as_deref(), Some("source:1"));
-    let error = estimate_tokens("x", Some(arg("gpt2"))).unwrap_err();
+    let error = estimate_tokens("x".into(), Some(arg("gpt2"))).unwrap_err();
     assert_eq!(field(&error, "path").as_deref(), Some("tokenizer"));
+    // Text that is not a string is a typed error too, not the glue's TypeError.
+    for text in [
+        JsValue::from_f64(42.0),
+        JsValue::NULL,
+        js_sys::Object::new().into(),
+    ] {
+        let error = estimate_tokens(text.clone(), None).unwrap_err();
+        assert_eq!(field(&error, "code").as_deref(), Some("INVALID_INPUT"));
+        assert_eq!(field(&error, "path").as_deref(), Some("text"));
+        let error = count_tokens(text, &arg("o200k_base")).unwrap_err();
+        assert_eq!(field(&error, "path").as_deref(), Some("text"));
+    }
 }
 
 #[wasm_bindgen_test]
 fn the_heuristic_needs_no_table() {
-    assert_eq!(estimate_tokens("", None).unwrap(), 0);
-    assert!(estimate_tokens("The quick brown fox jumps over the lazy dog.", None).unwrap() > 5);
+    assert_eq!(estimate_tokens("".into(), None).unwrap(), 0);
+    assert!(
+        estimate_tokens("The quick brown fox jumps over the lazy dog.".into(), None).unwrap() > 5
+    );
     assert_eq!(
-        estimate_tokens("some text", Some(arg("heuristic"))).unwrap(),
-        estimate_tokens("some text", None).unwrap()
+        estimate_tokens("some text".into(), Some(arg("heuristic"))).unwrap(),
+        estimate_tokens("some text".into(), None).unwrap()
     );
 }

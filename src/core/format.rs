@@ -14,6 +14,8 @@ pub enum Format {
     Anthropic,
     /// pi agent messages.
     Pi,
+    /// LangChain.js messages (the plain form of `BaseMessage`).
+    LangChain,
 }
 
 impl Format {
@@ -24,6 +26,7 @@ impl Format {
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
             Format::Pi => "pi",
+            Format::LangChain => "langchain",
         }
     }
 
@@ -34,11 +37,12 @@ impl Format {
             "openai" => Ok(Some(Format::OpenAi)),
             "anthropic" => Ok(Some(Format::Anthropic)),
             "pi" => Ok(Some(Format::Pi)),
+            "langchain" => Ok(Some(Format::LangChain)),
             "auto" => Ok(None),
             other => Err(Error::invalid_option(
                 "format",
                 format!(
-                    "unknown format \"{other}\" (expected \"ai-sdk\", \"openai\", \"anthropic\", \"pi\" or \"auto\")"
+                    "unknown format \"{other}\" (expected \"ai-sdk\", \"openai\", \"anthropic\", \"pi\", \"langchain\" or \"auto\")"
                 ),
             )),
         }

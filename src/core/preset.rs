@@ -57,13 +57,28 @@ impl Preset {
         }
     }
 
-    /// Parses a name; an unknown one is `INVALID_OPTIONS` at `preset`.
+    /// The descriptive name of a preset that follows a design document (`"seed-001"` is also
+    /// `"compaction-layer"`); both names are accepted.
+    pub fn alias(self) -> Option<&'static str> {
+        match self {
+            Preset::Seed000 => Some("pi-plan"),
+            Preset::Seed001 => Some("compaction-layer"),
+            Preset::Seed003 => Some("block-pipeline"),
+            Preset::Seed004 => Some("workstream"),
+            _ => None,
+        }
+    }
+
+    /// Parses a name or an alias; an unknown one is `INVALID_OPTIONS` at `preset`.
     pub fn parse(name: &str) -> Result<Preset> {
         Preset::ALL
             .into_iter()
-            .find(|p| p.as_str() == name)
+            .find(|p| p.as_str() == name || p.alias() == Some(name))
             .ok_or_else(|| {
-                let known: Vec<&str> = Preset::ALL.iter().map(|p| p.as_str()).collect();
+                let known: Vec<&str> = Preset::ALL
+                    .iter()
+                    .flat_map(|p| std::iter::once(p.as_str()).chain(p.alias()))
+                    .collect();
                 Error::invalid_option(
                     "preset",
                     format!(

@@ -14,7 +14,7 @@ use super::json_path::{
     as_array, as_object, block_type, each_message, field, index, opt_str, pinned_flag, req_object,
     req_str,
 };
-use super::media::{file_part, image_part, url_of};
+use super::media::{file_part, image_part, inline_of, url_of};
 use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED};
 
 /// Imports an array of AI SDK messages. Errors name the offending field (`messages[2].content[0].toolCallId`).
@@ -155,6 +155,11 @@ fn parse_part(value: &Value, path: &str) -> Result<Part> {
     })
 }
 
+/// The `type` of a block (empty when absent).
+fn kind_of(o: &Map<String, Value>) -> &str {
+    o.get("type").and_then(Value::as_str).unwrap_or_default()
+}
+
 /// A JSON value as text: strings as themselves, anything else serialized.
 fn json_text(v: &Value) -> String {
     match v {
@@ -183,10 +188,17 @@ fn parse_output(obj: &Map<String, Value>, path: &str) -> Result<(Vec<Part>, bool
                 let o = as_object(item, &item_path)?;
                 parts.push(match block_type(o, &item_path)? {
                     "text" => Part::text(req_str(o, "text", &item_path)?),
-                    "media" => {
-                        let media = req_str(o, "mediaType", &item_path)?;
+                    "media" | "file-data" | "image-data" => {
+                        let media = opt_str(o, "mediaType", &item_path)?;
                         let data = Value::String(req_str(o, "data", &item_path)?.to_string());
-                        file_part(&data, Some(media), None)
+                        let media = media.or((kind_of(o) == "image-data").then_some("image/*"));
+                        file_part(&data, media, opt_str(o, "filename", &item_path)?)
+                    }
+                    "file-url" | "image-url" => {
+                        let url = Value::String(req_str(o, "url", &item_path)?.to_string());
+                        let media = opt_str(o, "mediaType", &item_path)?;
+                        let media = media.or((kind_of(o) == "image-url").then_some("image/*"));
+                        file_part(&url, media, None)
                     }
                     other => Part::Other {
                         kind: other.to_string(),
@@ -196,11 +208,15 @@ fn parse_output(obj: &Map<String, Value>, path: &str) -> Result<(Vec<Part>, bool
             }
             (parts, false)
         }
+        "execution-denied" => {
+            let reason = opt_str(obj, "reason", path)?.unwrap_or("Tool execution denied.");
+            (vec![Part::text(reason)], true)
+        }
         other => {
             return Err(Error::invalid_input(
                 field(path, "type"),
                 format!(
-                    "unknown tool output type \"{other}\" (expected text, json, error-text, error-json or content)"
+                    "unknown tool output type \"{other}\" (expected text, json, error-text, error-json, execution-denied or content)"
                 ),
             ))
         }
@@ -274,7 +290,7 @@ fn build_part(part: &Part) -> Value {
         }
         Part::Image {
             media_type, source, ..
-        } => match url_of(source) {
+        } => match url_of(source).or(inline_of(source)) {
             Some(url) => {
                 let mut o = json!({ "type": "image", "image": url });
                 if let (Some(m), Some(obj)) = (media_type, o.as_object_mut()) {
@@ -289,7 +305,7 @@ fn build_part(part: &Part) -> Value {
             name,
             source,
             text,
-        } => match (url_of(source), text) {
+        } => match (url_of(source).or(inline_of(source)), text) {
             (Some(url), _) => {
                 let mut o = json!({ "type": "file", "data": url,
                     "mediaType": media_type.clone().unwrap_or_else(|| "application/octet-stream".into()) });
@@ -329,6 +345,17 @@ fn build_output(output: &[Part], is_error: bool) -> Value {
         .map(|p| match p {
             Part::Text { text } => json!({ "type": "text", "text": text }),
             Part::Other { value, .. } => value.clone(),
+            Part::Image {
+                media_type, source, ..
+            }
+            | Part::File {
+                media_type, source, ..
+            } => match (url_of(source), inline_of(source)) {
+                (Some(url), _) => json!({ "type": "file-url", "url": url }),
+                (None, Some(data)) => json!({ "type": "media", "data": data,
+                    "mediaType": media_type.clone().unwrap_or_else(|| "application/octet-stream".into()) }),
+                _ => json!({ "type": "text", "text": MEDIA_OMITTED }),
+            },
             _ => json!({ "type": "text", "text": MEDIA_OMITTED }),
         })
         .collect();

@@ -18,7 +18,7 @@ use super::json_path::{
     as_object, block_type, content_parts, each_message, field, index, opt_bool, opt_str,
     pinned_flag, req_object, req_str, type_name,
 };
-use super::media::{file_part, image_part, url_of};
+use super::media::{file_part, image_part, image_type, url_of};
 use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED};
 
 /// Imports an array of Anthropic messages. Errors name the offending field
@@ -234,11 +234,17 @@ pub fn build_block(part: &Part) -> Value {
             text,
             redacted: true,
         } => json!({ "type": "redacted_thinking", "data": text }),
-        Part::Image { source, .. } => match (url_of(source), source) {
+        Part::Image {
+            source, media_type, ..
+        } => match (url_of(source), source) {
             (Some(url), _) => json!({ "type": "image", "source": { "type": "url", "url": url } }),
             (None, ImageSource::FileId(id)) => {
                 json!({ "type": "image", "source": { "type": "file", "file_id": id } })
             }
+            (None, ImageSource::Inline(data)) => json!({ "type": "image", "source": {
+                "type": "base64",
+                "media_type": image_type(media_type.as_deref(), data).unwrap_or("image/png"),
+                "data": data } }),
             _ => json!({ "type": "text", "text": MEDIA_OMITTED }),
         },
         Part::File {
@@ -254,7 +260,16 @@ pub fn build_block(part: &Part) -> Value {
                 "type": "text",
                 "media_type": media_type.clone().unwrap_or_else(|| "text/plain".into()),
                 "data": t } }),
-            _ => json!({ "type": "text", "text": MEDIA_OMITTED }),
+            (None, None) => match source {
+                ImageSource::Inline(data) => json!({ "type": "document", "source": {
+                    "type": "base64",
+                    "media_type": media_type.clone().unwrap_or_else(|| "application/pdf".into()),
+                    "data": data } }),
+                ImageSource::FileId(id) => {
+                    json!({ "type": "document", "source": { "type": "file", "file_id": id } })
+                }
+                _ => json!({ "type": "text", "text": MEDIA_OMITTED }),
+            },
         },
         Part::ToolCall { id, name, input } => {
             json!({ "type": "tool_use", "id": id, "name": name, "input": input })

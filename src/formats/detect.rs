@@ -12,6 +12,9 @@
 //!   `compactionSummary`; blocks `toolCall`, `image` with `mimeType`, `thinking` with
 //!   `thinkingSignature`; `stopReason` on a message.
 //!
+//! - langchain: decided first, by any message with a LangChain `type` (`human`, `ai`, `system`,
+//!   `tool`, ...) and no `role`.
+//!
 //! Strong markers of two formats: `INVALID_INPUT` naming both markers and their paths.
 //! No strong marker: pi when some message has a numeric `timestamp` (pi's own field), else
 //! `ai-sdk`. Without markers the array holds only text in shapes the AI SDK, OpenAI and Anthropic
@@ -35,6 +38,10 @@ struct Marker {
 /// Detects the format of `messages` (see the module documentation for the rules).
 pub fn detect(messages: &Value) -> Result<Format> {
     let items = as_array(messages, "messages")?;
+    // LangChain messages have a `type` and no `role`, unlike every other format's.
+    if items.iter().any(super::langchain::is_langchain_message) {
+        return Ok(Format::LangChain);
+    }
     let mut found: Vec<Marker> = Vec::new();
     let mut pi_timestamp = false;
     for (i, message) in items.iter().enumerate() {

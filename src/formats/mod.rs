@@ -8,8 +8,10 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub mod cache_control;
 pub mod claude_code;
+pub mod convert;
 pub mod detect;
 pub mod json_path;
+pub mod langchain;
 pub mod media;
 pub mod openai;
 pub mod pi;
@@ -44,6 +46,7 @@ impl Codec for Format {
             Format::OpenAi => openai::import(messages),
             Format::Anthropic => anthropic::import(messages),
             Format::Pi => pi::import(messages),
+            Format::LangChain => langchain::import(messages),
         }?;
         crate::core::summary::Recognizer::standard().pair_answers(&mut out);
         Ok(out)
@@ -55,7 +58,19 @@ impl Codec for Format {
             Format::OpenAi => openai::export(messages),
             Format::Anthropic => anthropic::export(messages),
             Format::Pi => pi::export(messages),
+            Format::LangChain => langchain::export(messages),
         }
+    }
+}
+
+/// The importer of one message of `format` (errors name the message by `path`).
+pub fn message_importer(format: Format) -> fn(&Value, &str) -> Result<Message> {
+    match format {
+        Format::AiSdk => ai_sdk::import_message,
+        Format::OpenAi => openai::import_message,
+        Format::Anthropic => anthropic::import_message,
+        Format::Pi => pi::import_message,
+        Format::LangChain => langchain::import_message,
     }
 }
 

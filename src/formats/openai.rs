@@ -15,7 +15,7 @@ use super::json_path::{
     as_object, block_type, each_message, field, index, opt_array, opt_str, pinned_flag, req_object,
     req_str, type_name,
 };
-use super::media::{file_part, image_part, url_of};
+use super::media::{data_url, file_part, image_part, inline_of, url_of};
 use super::reuse::{self, all_text, joined_text, Codec, Originals, MEDIA_OMITTED};
 
 /// Imports an array of chat completions messages. Errors name the offending field
@@ -258,10 +258,18 @@ fn content(parts: &[Part], originals: &mut Originals<'_>) -> Value {
 fn build_part(part: &Part) -> Value {
     match part {
         Part::Text { text } => json!({ "type": "text", "text": text }),
-        Part::Image { source, detail, .. } => match url_of(source) {
+        Part::Image {
+            source,
+            detail,
+            media_type,
+            ..
+        } => match url_of(source)
+            .map(str::to_string)
+            .or_else(|| inline_of(source).map(|d| data_url(media_type.as_deref(), d)))
+        {
             Some(url) => {
                 let mut inner = Map::new();
-                inner.insert("url".into(), Value::String(url.to_string()));
+                inner.insert("url".into(), Value::String(url));
                 if let Some(d) = detail {
                     inner.insert("detail".into(), Value::String(d.clone()));
                 }
@@ -274,6 +282,22 @@ fn build_part(part: &Part) -> Value {
             ..
         } => json!({ "type": "file", "file": { "file_id": id } }),
         Part::File { text: Some(t), .. } => json!({ "type": "text", "text": t }),
+        Part::File {
+            source: crate::core::message::ImageSource::Inline(data),
+            media_type,
+            name,
+            ..
+        } => {
+            let mut file = Map::new();
+            file.insert(
+                "file_data".into(),
+                Value::String(data_url(media_type.as_deref(), data)),
+            );
+            if let Some(n) = name {
+                file.insert("filename".into(), Value::String(n.clone()));
+            }
+            json!({ "type": "file", "file": file })
+        }
         Part::Other { value, .. } => value.clone(),
         _ => json!({ "type": "text", "text": MEDIA_OMITTED }),
     }

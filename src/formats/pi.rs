@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{Message, Part, Role};
+use crate::core::message::{ImageSource, Message, Part, Role};
 
 use super::json_path::{
     as_object, block_type, content_parts, each_message, field, opt_bool, opt_i64, opt_str,
@@ -241,6 +241,12 @@ fn build_block(part: &Part) -> Value {
         Part::ToolResult { output, .. } => {
             json!({ "type": "text", "text": joined_text(output) })
         }
+        Part::Image {
+            source: ImageSource::Inline(data),
+            media_type,
+            ..
+        } => json!({ "type": "image", "data": data,
+            "mimeType": super::media::image_type(media_type.as_deref(), data).unwrap_or("image/png") }),
         Part::Image { .. } | Part::File { .. } => json!({ "type": "text", "text": MEDIA_OMITTED }),
     }
 }

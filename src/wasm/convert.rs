@@ -20,6 +20,10 @@ pub struct Incoming {
     pub format: Format,
     /// The messages in the core's model.
     pub messages: Vec<Message>,
+    /// The caller's binary values (`Uint8Array`, `ArrayBuffer`, `URL`) that the JSON of the whole
+    /// array holds as numbered placeholders; `None` when there were none or when the messages were
+    /// converted one by one (a `Compactor`'s cache: see [`super::plain::with_binaries`]).
+    pub binaries: Option<Array>,
 }
 
 /// Imports `messages` (a JS array) in `format` (`None`: detect it).
@@ -31,7 +35,12 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
         )));
     }
     let array = super::plain::snapshot(messages, "messages")?;
-    let json = super::plain::to_json(messages, "messages", super::plain::Kind::Input, "messages")?;
+    let (json, binaries) = super::plain::to_json_with_binaries(
+        messages,
+        "messages",
+        super::plain::Kind::Input,
+        "messages",
+    )?;
     let format = match format {
         Some(f) => f,
         None => throw(detect(&json))?,
@@ -41,6 +50,7 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
         array,
         format,
         messages,
+        binaries,
     })
 }
 
@@ -71,6 +81,23 @@ pub fn check_keys(options: &JsValue, allowed: &[&str]) -> Result<(), JsValue> {
     Ok(())
 }
 
+/// A string argument: `INVALID_INPUT` at `path` for anything else (a number, an object), instead of
+/// the `TypeError` the generated glue would throw.
+pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
+    value.as_string().ok_or_else(|| {
+        super::error::to_js(
+            &Error::invalid_input(
+                path,
+                format!(
+                    "expected a string, got {}",
+                    value.js_typeof().as_string().unwrap_or_default()
+                ),
+            ),
+            None,
+        )
+    })
+}
+
 /// A JSON value as a plain JS value (objects, not Maps).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
@@ -85,7 +112,17 @@ pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
             Origin::Input(i) => {
                 out.push(&incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)));
             }
-            Origin::Changed(_) | Origin::New => {
+            Origin::Changed(i) => {
+                let original = incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
+                for value in incoming.format.export(std::slice::from_ref(&r.message)) {
+                    out.push(&super::plain::with_binaries(
+                        &value,
+                        incoming.binaries.as_ref(),
+                        &original,
+                    ));
+                }
+            }
+            Origin::New => {
                 for value in incoming.format.export(std::slice::from_ref(&r.message)) {
                     out.push(&to_js(&value));
                 }

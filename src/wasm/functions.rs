@@ -34,12 +34,38 @@ fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
     }
 }
 
+/// LangChain's `trimMessages` options that have no meaning here, refused by name (a function
+/// value would otherwise fail the conversion with an unreadable message).
+fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
+    if !options.is_object() {
+        return Ok(());
+    }
+    let why = [
+        (
+            "tokenCounter",
+            "tokenCounter is not supported: tokens are counted by the package; choose tokenizer: \"heuristic\" (default), \"o200k_base\" or \"cl100k_base\"",
+        ),
+        (
+            "textSplitter",
+            "textSplitter is not supported: with allowPartial, whole content blocks are kept",
+        ),
+    ];
+    for (key, message) in why {
+        let value = js_sys::Reflect::get(options, &JsValue::from_str(key)).unwrap_or_default();
+        if !value.is_undefined() {
+            return throw(Err(Error::invalid_option(key, message)));
+        }
+    }
+    Ok(())
+}
+
 /// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.
-#[wasm_bindgen(js_name = trimMessages, unchecked_return_type = "object[]")]
+#[wasm_bindgen(js_name = trimMessages, skip_typescript)]
 pub fn trim_messages(
     #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "TrimOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    refuse_langchain_only(&options)?;
     let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
     let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
     let incoming = incoming(&messages, format)?;
@@ -81,7 +107,7 @@ pub fn trim_messages(
 /// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`
 /// (empty when the history is valid). A call in the last assistant message still awaiting its
 /// result is not a violation.
-#[wasm_bindgen(js_name = validateMessages, unchecked_return_type = "Violation[]")]
+#[wasm_bindgen(js_name = validateMessages, skip_typescript)]
 pub fn validate_messages(
     #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
     format: Option<FormatArg>,
@@ -96,7 +122,7 @@ pub fn validate_messages(
 
 /// A repaired copy: orphan results removed, interrupted calls answered with an error result,
 /// duplicate ids renamed. `{ messages, actions }`; valid input comes back deep-equal.
-#[wasm_bindgen(js_name = repairMessages, unchecked_return_type = "RepairResult")]
+#[wasm_bindgen(js_name = repairMessages, skip_typescript)]
 pub fn repair_messages(
     #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
     format: Option<FormatArg>,
@@ -115,21 +141,32 @@ pub fn repair_messages(
             RepairAction::ClearedSummary { message } => json!({"action": "cleared-summary", "message": message}),
         })
         .collect();
-    let out = incoming.format.export(&repaired.messages);
-    Ok(to_js(&json!({"messages": out, "actions": actions})))
+    let out = js_sys::Array::new();
+    for value in incoming.format.export(&repaired.messages) {
+        out.push(&super::plain::with_binaries(
+            &value,
+            incoming.binaries.as_ref(),
+            &JsValue::UNDEFINED,
+        ));
+    }
+    let result = to_js(&json!({ "actions": actions }));
+    super::session::set_field(&result, "messages", &out);
+    Ok(result)
 }
 
 /// Imports a pi or Claude Code session file (JSONL text): `{ format, messages, history,
 /// compactions }` where `messages` is what the agent would send now (the latest recorded summary
 /// and what follows it) and `history` every message of the file, both in the file's message format.
-#[wasm_bindgen(js_name = importSession, unchecked_return_type = "ImportedSession")]
+#[wasm_bindgen(js_name = importSession, skip_typescript)]
 pub fn import_session(
-    text: &str,
-    #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] kind: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] kind: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let session = match kind {
-        "pi" => throw(import_pi_session(text))?,
-        "claude-code" => throw(import_claude_code(text))?,
+    let text = super::convert::text_arg(&text, "text")?;
+    let kind = super::convert::text_arg(&kind, "kind")?;
+    let session = match kind.as_str() {
+        "pi" => throw(import_pi_session(&text))?,
+        "claude-code" => throw(import_claude_code(&text))?,
         other => {
             return throw(Err(Error::invalid_input(
                 "kind",
@@ -156,4 +193,45 @@ pub fn import_session(
         "history": format.export(&session.messages),
         "compactions": compactions,
     })))
+}
+
+/// Messages of one format written in another (see `formats::convert`).
+#[wasm_bindgen(js_name = convertMessages, skip_typescript)]
+pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    super::convert::check_keys(&options, &["from", "to"])?;
+    let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
+    let name = |key: &str| -> Result<Option<Format>, JsValue> {
+        match json.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => throw(
+                Format::parse(s)
+                    .map_err(|e| Error::invalid_option(format!("options.{key}"), e.message)),
+            ),
+            Some(_) => throw(Err(Error::invalid_option(
+                format!("options.{key}"),
+                "a format name: \"ai-sdk\", \"openai\", \"anthropic\" or \"pi\"",
+            ))),
+        }
+    };
+    let from = name("from")?;
+    let Some(to) = name("to")? else {
+        return throw(Err(Error::invalid_option(
+            "options.to",
+            "convertMessages needs the target format: { to: \"ai-sdk\" | \"openai\" | \"anthropic\" | \"pi\" }",
+        )));
+    };
+    if !js_sys::Array::is_array(&messages) {
+        return throw(Err(Error::invalid_input(
+            "messages",
+            "messages must be an array",
+        )));
+    }
+    let input = super::plain::to_json(
+        &messages,
+        "messages",
+        super::plain::Kind::Stored,
+        "messages",
+    )?;
+    let converted = throw(crate::formats::convert::convert(&input, from, to))?;
+    Ok(to_js(&converted.messages))
 }

@@ -161,7 +161,7 @@ impl IdentityCache {
             todo.sort_unstable();
         }
         self.format = Some(format);
-        let import = super::session::import_one(format);
+        let import = crate::formats::message_importer(format);
         for i in todo {
             let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX))
                 .map_err(|_| {
@@ -275,11 +275,5 @@ pub struct Totals {
 }
 
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    super::plain::check_shape(value, path, super::plain::Kind::Input)?;
-    serde_wasm_bindgen::from_value(value.clone()).map_err(|e| {
-        error_to_js(
-            &Error::invalid_input(path, format!("messages are not plain data: {e}")),
-            None,
-        )
-    })
+    super::plain::to_json(value, path, super::plain::Kind::Input, "messages")
 }

@@ -8,6 +8,7 @@ pub mod compactor;
 pub mod convert;
 pub mod env;
 pub mod error;
+pub mod format_types;
 pub mod functions;
 pub mod identity;
 pub mod options;

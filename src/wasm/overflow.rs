@@ -141,6 +141,7 @@ pub fn with_overflow_recovery(send: Function, messages: JsValue, compact: Functi
 const TS_OVERFLOW: &'static str = r#"
 /** A recognised context-limit error. */
 export interface ContextOverflow {
+  /** The provider the error is recognised as coming from, or null when it cannot be told. */
   provider: "openai" | "anthropic" | "google" | "bedrock" | "mistral" | "openrouter" | "llama.cpp" | null;
   /** The context window the provider reported, in tokens. */
   limit: number | null;

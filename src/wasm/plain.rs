@@ -21,7 +21,58 @@ pub const MAX_NODES: u32 = 5_000_000;
 export function snapshot(array) {
   return Array.prototype.slice.call(array);
 }
-export function plainShape(value, maxDepth, maxNodes, options) {
+const BINARY = '\\u0000binary';
+const HEAD_BYTES = 65536;
+function bytesOf(v) {
+  return v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+function base64(bytes) {
+  if (typeof Buffer === 'function') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 32768) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 32768));
+  return btoa(s);
+}
+function isBinary(v) {
+  return ArrayBuffer.isView(v) || v instanceof ArrayBuffer || (typeof URL === 'function' && v instanceof URL);
+}
+// mode 0: options (binary is refused later); 1: a placeholder that restoreBinaries puts back;
+// 2: the data inline (base64 text, a URL's href), for what is stored as JSON.
+function stand(v, k, mode) {
+  if (typeof URL === 'function' && v instanceof URL) return mode === 2 ? v.href : { [BINARY]: k, url: v.href };
+  const bytes = bytesOf(v);
+  if (mode === 2) return base64(bytes);
+  return { [BINARY]: k, bytes: bytes.length, head: base64(bytes.subarray(0, HEAD_BYTES)) };
+}
+// LangChain messages in the plain form the package reads: a `BaseMessage` instance as its
+// serializable fields and type, its serialized form (`toJSON()`) likewise.
+const LC_CLASSES = { HumanMessage: 'human', AIMessage: 'ai', SystemMessage: 'system', ToolMessage: 'tool' };
+function langchainPlain(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  if (typeof v.getType === 'function' && typeof v.toJSON === 'function' && 'lc_kwargs' in v) {
+    const json = v.toJSON();
+    return { ...(json && typeof json.kwargs === 'object' ? json.kwargs : {}), type: v.getType() };
+  }
+  if (v.lc === 1 && v.type === 'constructor' && Array.isArray(v.id) && v.kwargs !== null && typeof v.kwargs === 'object') {
+    const type = LC_CLASSES[String(v.id[v.id.length - 1]).replace(/Chunk$/, '')];
+    if (type !== undefined) return { ...v.kwargs, type };
+  }
+  return undefined;
+}
+function langchainMessages(value) {
+  if (!Array.isArray(value)) return langchainPlain(value);
+  let copy;
+  for (let i = 0; i < value.length; i++) {
+    const plain = langchainPlain(value[i]);
+    if (plain === undefined) continue;
+    copy ??= value.slice();
+    copy[i] = plain;
+  }
+  return copy;
+}
+export function plainShape(given, maxDepth, maxNodes, mode) {
+  const options = mode === 0;
+  const substituted = options ? undefined : langchainMessages(given);
+  const value = substituted ?? given;
   const bad = (v, key) => {
     if (typeof v === 'bigint') return 'bigint';
     if (options && typeof v === 'number' && !Number.isFinite(v)) return 'number';
@@ -31,7 +82,8 @@ export function plainShape(value, maxDepth, maxNodes, options) {
   const top = bad(value, '');
   if (top) return { path: '', reason: top };
   if (value === null || typeof value !== 'object') return undefined;
-  const values = [value], depths = [1], parents = [-1], keys = [''];
+  const values = [value], depths = [1], parents = [-1], keys = [''], names = [''];
+  const found = [];
   let nodes = 0;
   const pathOf = (i) => {
     let p = '';
@@ -45,25 +97,66 @@ export function plainShape(value, maxDepth, maxNodes, options) {
     const v = values[i];
     if (depths[i] > maxDepth) return { path: pathOf(i), reason: 'depth' };
     if (++nodes > maxNodes) return { path: pathOf(i), reason: 'size' };
-    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) continue;
+    if (isBinary(v)) continue;
     const array = Array.isArray(v);
-    const names = array ? null : Object.keys(v);
-    const n = array ? v.length : names.length;
+    const own = array ? null : Object.keys(v);
+    const n = array ? v.length : own.length;
     for (let k = n - 1; k >= 0; k--) {
-      const name = array ? '' : names[k];
+      const name = array ? '' : own[k];
       if (!array && name === '__proto__') return { path: pathOf(i) + keyText(false, k, name), reason: 'proto' };
       const child = array ? v[k] : v[name];
       const problem = bad(child, name);
       if (problem) return { path: pathOf(i) + keyText(array, k, name), reason: problem };
       if (child === null || typeof child !== 'object') continue;
+      if (!options && isBinary(child)) {
+        found.push([i, array ? k : name, child]);
+        continue;
+      }
       values.push(child);
       depths.push(depths[i] + 1);
       parents.push(i);
       keys.push(keyText(array, k, name));
+      names.push(array ? k : name);
       stack.push(values.length - 1);
     }
   }
-  return undefined;
+  if (found.length === 0) return substituted === undefined ? undefined : { value, binaries: [] };
+
+  // Copy only the objects on the way from the root to each binary value; the rest is shared.
+  const copies = new Map();
+  const copyOf = (i) => {
+    let c = copies.get(i);
+    if (c !== undefined) return c;
+    const v = values[i];
+    c = Array.isArray(v) ? v.slice() : { ...v };
+    copies.set(i, c);
+    if (parents[i] >= 0) copyOf(parents[i])[names[i]] = c;
+    return c;
+  };
+  const binaries = [];
+  for (const [i, key, child] of found) {
+    copyOf(i)[key] = stand(child, binaries.length, mode);
+    binaries.push(child);
+  }
+  return { value: copyOf(0), binaries };
+}
+// Puts the caller's binary values back in place of their placeholders (in a value built from JSON).
+export function restoreBinaries(value, binaries) {
+  const at = (v) => v !== null && typeof v === 'object' && typeof v[BINARY] === 'number' ? binaries[v[BINARY]] : undefined;
+  const top = at(value);
+  if (top !== undefined) return top;
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    for (const key of Object.keys(v)) {
+      const child = v[key];
+      const original = at(child);
+      if (original !== undefined) v[key] = original;
+      else if (child !== null && typeof child === 'object') stack.push(child);
+    }
+  }
+  return value;
 }
 ")]
 extern "C" {
@@ -74,8 +167,10 @@ extern "C" {
         value: &JsValue,
         max_depth: u32,
         max_nodes: u32,
-        options: bool,
+        mode: u32,
     ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = restoreBinaries)]
+    fn restore_binaries(value: &JsValue, binaries: &js_sys::Array) -> JsValue;
 }
 
 /// A copy of the caller's array, taken when the call is made (later changes to the array do not
@@ -91,26 +186,49 @@ pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
     })
 }
 
-/// What a refused value is, for the error: input (messages) or options.
+/// What a value is: messages (`INVALID_INPUT`; binary data becomes a placeholder that
+/// [`restore`] puts back), messages to store as JSON (`INVALID_INPUT`; binary data inline as
+/// base64, a `URL` as its text), or options (`INVALID_OPTIONS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// `INVALID_INPUT`.
+    /// Messages passed through: kept messages come back as the caller's objects.
     Input,
-    /// `INVALID_OPTIONS`.
+    /// Messages stored (a session's log).
+    Stored,
+    /// Options and usage.
     Options,
+}
+
+impl Kind {
+    fn mode(self) -> u32 {
+        match self {
+            Kind::Options => 0,
+            Kind::Input => 1,
+            Kind::Stored => 2,
+        }
+    }
 }
 
 fn error(kind: Kind, path: &str, message: String) -> JsValue {
     let e = match kind {
-        Kind::Input => Error::invalid_input(path, message),
+        Kind::Input | Kind::Stored => Error::invalid_input(path, message),
         Kind::Options => Error::invalid_option(path, message),
     };
     error_to_js(&e, None)
 }
 
+/// The value to convert after the shape check: the caller's own, or a copy whose binary values
+/// (`Uint8Array`, `ArrayBuffer`, `URL`) were replaced, with the replaced values in order.
+pub struct Checked {
+    /// What to convert.
+    pub value: JsValue,
+    /// The binary values replaced by placeholders ([`Kind::Input`]), for [`restore`].
+    pub binaries: Option<js_sys::Array>,
+}
+
 /// Checks the shape of `value` (see the module documentation); `path` names it in errors.
-pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<(), JsValue> {
-    let found = plain_shape(value, MAX_DEPTH, MAX_NODES, kind == Kind::Options).map_err(|e| {
+pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, JsValue> {
+    let found = plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode()).map_err(|e| {
         let detail = e
             .dyn_ref::<js_sys::Error>()
             .map(|e| String::from(e.message()))
@@ -118,14 +236,19 @@ pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<(), JsValu
         error(kind, path, format!("the value could not be read: {detail}"))
     })?;
     if found.is_undefined() || found.is_null() {
-        return Ok(());
+        return Ok(Checked {
+            value: value.clone(),
+            binaries: None,
+        });
     }
-    let get = |k: &str| {
-        js_sys::Reflect::get(&found, &JsValue::from_str(k))
-            .ok()
-            .and_then(|v| v.as_string())
-            .unwrap_or_default()
-    };
+    let field = |k: &str| js_sys::Reflect::get(&found, &JsValue::from_str(k)).unwrap_or_default();
+    if let Ok(binaries) = field("binaries").dyn_into::<js_sys::Array>() {
+        return Ok(Checked {
+            value: field("value"),
+            binaries: (kind == Kind::Input).then_some(binaries),
+        });
+    }
+    let get = |k: &str| field(k).as_string().unwrap_or_default();
     let at = format!("{path}{}", get("path"));
     let message = match get("reason").as_str() {
         "depth" => format!("nested more than {MAX_DEPTH} levels deep (or cyclic)"),
@@ -140,7 +263,61 @@ pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<(), JsValu
 
 /// `value` as JSON after [`check_shape`]; `what` describes it in the error ("the message").
 pub fn to_json(value: &JsValue, path: &str, kind: Kind, what: &str) -> Result<Value, JsValue> {
-    check_shape(value, path, kind)?;
-    serde_wasm_bindgen::from_value(value.clone())
-        .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))
+    to_json_with_binaries(value, path, kind, what).map(|(v, _)| v)
+}
+
+/// [`to_json`], also returning the binary values that placeholders in the JSON stand for.
+pub fn to_json_with_binaries(
+    value: &JsValue,
+    path: &str,
+    kind: Kind,
+    what: &str,
+) -> Result<(Value, Option<js_sys::Array>), JsValue> {
+    let checked = check_shape(value, path, kind)?;
+    let json = serde_wasm_bindgen::from_value(checked.value)
+        .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))?;
+    Ok((json, checked.binaries))
+}
+
+use crate::formats::media::BINARY_PLACEHOLDER as BINARY_KEY;
+
+/// Whether `json` holds a binary placeholder.
+pub fn has_placeholder(json: &Value) -> bool {
+    let mut stack = vec![json];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if o.contains_key(BINARY_KEY) {
+                    return true;
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `json` as a JS value, with the caller's binary values put back where it holds placeholders:
+/// from `binaries` (those of the whole converted array) or, when the messages were converted one
+/// by one, from the caller's message `original` that `json` was exported from.
+pub fn with_binaries(
+    json: &Value,
+    binaries: Option<&js_sys::Array>,
+    original: &JsValue,
+) -> JsValue {
+    let value = super::convert::to_js(json);
+    if !has_placeholder(json) {
+        return value;
+    }
+    if let Some(b) = binaries {
+        return restore_binaries(&value, b);
+    }
+    match check_shape(original, "", Kind::Input) {
+        Ok(Checked {
+            binaries: Some(b), ..
+        }) => restore_binaries(&value, &b),
+        _ => value,
+    }
 }

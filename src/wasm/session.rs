@@ -73,16 +73,6 @@ fn fresh_id() -> String {
     format!("{:016x}", (a << 32) | b)
 }
 
-/// The importer of one message of `format`.
-pub fn import_one(format: Format) -> impl Fn(&Value, &str) -> crate::core::error::Result<Message> {
-    move |value, path| match format {
-        Format::AiSdk => crate::formats::ai_sdk::import_message(value, path),
-        Format::OpenAi => crate::formats::openai::import_message(value, path),
-        Format::Anthropic => crate::formats::anthropic::import_message(value, path),
-        Format::Pi => crate::formats::pi::import_message(value, path),
-    }
-}
-
 impl Inner {
     fn config(&self) -> Result<Config, JsValue> {
         Ok(Config {
@@ -241,7 +231,7 @@ impl Inner {
                 super::plain::to_json(
                     &m,
                     &format!("messages[{i}]"),
-                    super::plain::Kind::Input,
+                    super::plain::Kind::Stored,
                     "the message",
                 )
             })
@@ -252,7 +242,7 @@ impl Inner {
             None if json.is_empty() => return Ok(Array::new()),
             None => throw(detect(&Value::Array(json.clone())))?,
         };
-        let import = import_one(format);
+        let import = crate::formats::message_importer(format);
         // A message whose format records no time is stamped with the time it was appended
         // (written in its log entry), so that cache-lifetime pruning can age it.
         #[allow(clippy::cast_possible_truncation)]
@@ -325,7 +315,12 @@ impl Session {
 
     /// Reads a log written by `toJSONL` (or `flush`). Bad lines are `INVALID_INPUT` naming the line.
     #[wasm_bindgen(js_name = fromJSONL)]
-    pub fn from_jsonl(text: &str, options: JsValue) -> Result<Session, JsValue> {
+    pub fn from_jsonl(
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        options: JsValue,
+    ) -> Result<Session, JsValue> {
+        let text = super::convert::text_arg(&text, "text")?;
+        let text = text.as_str();
         let (options, session_options, callbacks) = parse_options(&options)?;
         let inner = Inner {
             options,
@@ -346,7 +341,7 @@ impl Session {
                 None,
             )
         })?;
-        let import = import_one(format);
+        let import = crate::formats::message_importer(format);
         let core = throw(core_session::Session::from_jsonl(text, config, &import))?;
         let inner = Inner {
             state: state_for(Some(core)),
@@ -360,14 +355,16 @@ impl Session {
     /// Imports a pi or Claude Code session file, honouring the compactions the agent recorded.
     #[wasm_bindgen(js_name = fromSessionFile)]
     pub fn from_session_file(
-        text: &str,
-        source: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] source: JsValue,
         options: JsValue,
     ) -> Result<Session, JsValue> {
+        let text = super::convert::text_arg(&text, "text")?;
+        let source = super::convert::text_arg(&source, "source")?;
         let (options, session_options, callbacks) = parse_options(&options)?;
-        let imported = match source {
-            "pi" => throw(crate::formats::pi_session::import_pi_session(text))?,
-            "claude-code" => throw(crate::formats::claude_code::import_claude_code(text))?,
+        let imported = match source.as_str() {
+            "pi" => throw(crate::formats::pi_session::import_pi_session(&text))?,
+            "claude-code" => throw(crate::formats::claude_code::import_claude_code(&text))?,
             other => {
                 return throw(Err(Error::invalid_input(
                     "source",
@@ -480,7 +477,12 @@ impl Session {
 
     /// A new session from entry `entryId` (a message, a compaction...): before a compaction it
     /// undoes it; after one it keeps it. The original is unchanged.
-    pub fn branch(&self, entry_id: &str) -> Result<Session, JsValue> {
+    pub fn branch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] entry_id: JsValue,
+    ) -> Result<Session, JsValue> {
+        let entry_id = super::convert::text_arg(&entry_id, "entryId")?;
+        let entry_id = entry_id.as_str();
         let state = self.inner.state.borrow();
         let core = Inner::with_core(&state)?;
         let at = core.position(entry_id);
@@ -530,7 +532,11 @@ impl Session {
     /// Adds a note to the memory block; returns its entry id. Once there are 15 notes,
     /// `prepare()` condenses the oldest 10 into the block's summary.
     #[wasm_bindgen(js_name = addNote)]
-    pub fn add_note(&self, text: String) -> Result<String, JsValue> {
+    pub fn add_note(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> Result<String, JsValue> {
+        let text = super::convert::text_arg(&text, "text")?;
         let mut state = self.inner.state.borrow_mut();
         let core = state.core.as_mut().ok_or_else(|| {
             error_to_js(

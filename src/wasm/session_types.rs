@@ -11,7 +11,8 @@ export interface SessionOptions<M = object> extends CompactorOptions<M> {
   /**
    * Start summarizing in the background once the context reaches this fraction of the usable
    * window (window − reserve − safety margin), e.g. `0.75`. The conversation goes on meanwhile;
-   * `prepare()` waits only when the trigger is reached before the summary is ready. Default: off.
+   * `prepare()` waits only when the trigger is reached before the summary is ready. Default: off
+   * (`false`).
    */
   background?: number | false;
 }
@@ -20,10 +21,19 @@ export interface SessionCheck extends CheckResult {
   /** Past the background threshold but below the trigger. */
   background: boolean;
 }
-/** A prompt-cache point (seed 003's rules): the tail, the end of the previous turn, the pre-tail. */
-export interface CachePointInfo { index: number; kind: "tail" | "previous-turn" | "pre-tail" }
+/**
+ * A prompt-cache point (the `block-pipeline` preset's rules): the tail (the last message), the
+ * end of the previous turn, the pre-tail (the last message of round N − 4).
+ */
+export interface CachePointInfo {
+  /** Index into the rendered `messages`. */
+  index: number;
+  /** Which rule placed it. */
+  kind: "tail" | "previous-turn" | "pre-tail";
+}
 /** The live context. `messages` are your own objects where unchanged. */
 export interface RenderResult<M = object> {
+  /** The messages to send: system messages, the summary, pinned messages, the kept tail. */
   messages: M[];
   /** Tokens of the context (calibrated by the latest recorded usage). */
   tokens: number;
@@ -31,6 +41,7 @@ export interface RenderResult<M = object> {
   cachePoints: CachePointInfo[];
   /** Index of the summary message, or null. */
   summaryIndex: number | null;
+  /** The messages' format, or null before the first message. */
   format: Exclude<MessageFormat, "auto"> | null;
   /**
    * From `prepare()`: the error of a background compaction that failed since the previous
@@ -38,20 +49,34 @@ export interface RenderResult<M = object> {
    */
   backgroundError?: unknown;
 }
+/** Options of `prepare()`: those of `compact()` and `render()`, and the clock of TTL pruning. */
+export interface PrepareOptions extends CompactCallOptions, RenderOptions {
+  /**
+   * The time TTL pruning measures tool results' age against, in milliseconds since the epoch.
+   * Default: `Date.now()`.
+   */
+  now?: number;
+}
+/** Options of `render()` (and of `prepare()`). */
 export interface RenderOptions {
   /**
-   * Anthropic format only: put `cache_control` markers on the cache points (default true), never
-   * more than the API's 4 per request together with markers already in your messages.
+   * Anthropic format only: put `cache_control` markers on the cache points, never more than the
+   * API's 4 per request together with markers already in your messages. Default `true`.
    */
   cacheControl?: boolean;
-  /** Breakpoints you use elsewhere in the request (system prompt, tools); default 0. */
+  /** Cache breakpoints you use elsewhere in the request (system prompt, tools). Default 0. */
   reservedCachePoints?: number;
 }
+/** An entry of the session log. */
 export interface SessionEntry {
+  /** The entry's id. */
   id: string;
+  /** The id of the entry before it, or null for the first. */
   parentId: string | null;
+  /** What the entry records. */
   type: "message" | "compaction" | "prune" | "branch" | "usage" | "note" | "notesCompacted";
 }
+/** What `Session.compact()` resolves to: the `Compactor` result plus the log entry. */
 export interface SessionCompactResult<M = object> extends CompactResult<M> {
   /** The compaction entry's id, or null when nothing was compacted. */
   entryId: string | null;
@@ -64,18 +89,25 @@ export interface SessionCompactResult<M = object> extends CompactResult<M> {
  * `check()` costs O(1) and `append()` O(new messages) however long the history.
  */
 export declare class Session<M extends object = object> {
+  /**
+   * A new, empty session. Validates the options like `new Compactor` (`INVALID_OPTIONS`).
+   * @param options Every `Compactor` option, plus `sessionId` and `background`.
+   */
   constructor(options: SessionOptions<M>);
-  /** Reads a log written by `toJSONL()` / `flush()`. */
+  /** Reads a log written by `toJSONL()` / `flush()`; `INVALID_INPUT` naming `lines[i]` for a bad line. */
   static fromJSONL<M extends object = object>(text: string, options: SessionOptions<M>): Session<M>;
   /** Imports a pi or Claude Code session file, keeping the compactions the agent recorded. */
   static fromSessionFile<M extends object = object>(text: string, source: "pi" | "claude-code", options: SessionOptions<M>): Session<M>;
-  /** Appends a message or messages; returns their entry ids. */
+  /** Appends a message or messages; returns their entry ids. Costs O(new messages). */
   append(messages: M | readonly M[]): string[];
-  /** Records the provider's usage of the latest response (calibrates the count). */
+  /**
+   * Records the provider's usage of the latest response: the count up to the latest assistant
+   * message is the provider's from now on. Returns the usage entry's id.
+   */
   recordUsage(usage: TokenUsage): string;
-  /** The trigger state in O(1). */
+  /** The trigger state in O(1), and whether the background threshold is passed. */
   check(): SessionCheck;
-  /** The live context, with cache points. */
+  /** The live context, with cache points. No model call. */
   render(options?: RenderOptions): RenderResult<M>;
   /**
    * Compacts now (waits for a compaction already running). Messages appended while the summary is
@@ -83,16 +115,18 @@ export declare class Session<M extends object = object> {
    */
   compact(options?: CompactCallOptions): Promise<SessionCompactResult<M>>;
   /**
-   * The render pipeline before a request: compacts when the trigger fires (or `force`), starts a
-   * background compaction past the `background` threshold, then renders.
+   * The render pipeline before a request: TTL pruning (when `prune.style` is `"ttl"`), compaction
+   * when the trigger fires (or `force`), a background compaction past the `background` threshold,
+   * memory-block condensing, then `render`.
    */
-  prepare(options?: CompactCallOptions & RenderOptions): Promise<RenderResult<M>>;
+  prepare(options?: PrepareOptions): Promise<RenderResult<M>>;
   /** The whole log. `Session.fromJSONL(s.toJSONL()).toJSONL()` is byte-identical. */
   toJSONL(): string;
   /** The log lines added since the previous `flush()` (the header the first time). */
   flush(): string;
   /** A new session from an entry: before a compaction it undoes it, after one it keeps it. */
   branch(entryId: string): Session<M>;
+  /** Every entry of the log, oldest first: `{ id, parentId, type }`. */
   entries(): SessionEntry[];
   /** Adds a note to the memory block; `prepare()` condenses the oldest 10 once there are 15. */
   addNote(text: string): string;
@@ -104,7 +138,9 @@ export declare class Session<M extends object = object> {
   readonly isCompacting: boolean;
   /** The session's id (null until the first message). */
   readonly id: string | null;
+  /** Releases the WebAssembly memory; any later call throws `DISPOSED`. */
   free(): void;
+  /** Same as `free()`, for `using session = new Session(...)`. */
   [Symbol.dispose](): void;
 }
 "#;

@@ -88,14 +88,15 @@ fn state_delta(answer: &JsValue) -> Result<Option<serde_json::Value>, JsValue> {
     if state.is_undefined() || state.is_null() {
         return Ok(None);
     }
-    super::plain::check_shape(&state, "state", super::plain::Kind::Input).map_err(|e| {
-        fail(
-            ErrorCode::SummarizerFailed,
-            "the summarizer's state is nested too deeply or too large",
-            Some(&e),
-        )
-    })?;
-    let value: serde_json::Value = serde_wasm_bindgen::from_value(state).map_err(|e| {
+    let checked =
+        super::plain::check_shape(&state, "state", super::plain::Kind::Stored).map_err(|e| {
+            fail(
+                ErrorCode::SummarizerFailed,
+                "the summarizer's state is nested too deeply or too large",
+                Some(&e),
+            )
+        })?;
+    let value: serde_json::Value = serde_wasm_bindgen::from_value(checked.value).map_err(|e| {
         fail(
             ErrorCode::SummarizerFailed,
             format!("the summarizer's state is not plain data: {e}"),

@@ -49,10 +49,15 @@ fn parse_encoding(name: &JsValue, path: &str) -> Result<EncodingName, JsValue> {
     throw(EncodingName::parse(&name, path))
 }
 
-/// Estimated tokens of `text`: the content-aware heuristic by default, or an exact count when
-/// `tokenizer` names an encoding.
+/// Estimated tokens of `text`: the content-aware heuristic when `tokenizer` is `"heuristic"` (the
+/// default), or the exact count of `countTokens` when it names an encoding.
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(text: &str, tokenizer: Option<TokenizerArg>) -> Result<usize, JsValue> {
+pub fn estimate_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    tokenizer: Option<TokenizerArg>,
+) -> Result<usize, JsValue> {
+    let text = super::convert::text_arg(&text, "text")?;
+    let text = text.as_str();
     match tokenizer {
         None => Ok(heuristic::estimate(text)),
         Some(t) if t.as_string().as_deref() == Some("heuristic") => Ok(heuristic::estimate(text)),
@@ -63,11 +68,16 @@ pub fn estimate_tokens(text: &str, tokenizer: Option<TokenizerArg>) -> Result<us
 /// The exact token count of `text` in `encoding`, on tiktoken's ordinary path (special-token strings
 /// are text). Throws `ENCODING_UNAVAILABLE` when the rank table is not loaded and cannot be.
 #[wasm_bindgen(js_name = countTokens)]
-pub fn count_tokens(text: &str, encoding: &EncodingArg) -> Result<usize, JsValue> {
-    Ok(self::encoding(parse_encoding(encoding, "encoding")?)?.count(text))
+pub fn count_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    encoding: &EncodingArg,
+) -> Result<usize, JsValue> {
+    let text = super::convert::text_arg(&text, "text")?;
+    Ok(self::encoding(parse_encoding(encoding, "encoding")?)?.count(&text))
 }
 
-/// Whether the rank table of `encoding` is loaded.
+/// Whether the rank table of `encoding` is loaded, that is whether `countTokens` with it works
+/// right now.
 #[wasm_bindgen(js_name = isEncodingLoaded)]
 pub fn is_encoding_loaded(encoding: &EncodingArg) -> Result<bool, JsValue> {
     let name = parse_encoding(encoding, "encoding")?;

@@ -4,11 +4,11 @@
 // for the SDK, carry no orphaned tool result, and the session must run to its end.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { generateText, jsonSchema, modelMessageSchema, stepCountIs, tool } from "ai";
+import { generateText, jsonSchema, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
+import { promptViolations, schemaErrors, summaryPlacement } from "./prompt-checks.mjs";
 import {
-  SUMMARY_MARK,
   budget,
   instrumentedCompactor,
   loadSession,
@@ -19,53 +19,6 @@ import {
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 const SYSTEM = "You are a coding agent working in the pi-mono repository. Use the tools.";
-
-/** Orphaned results, results of an earlier turn, calls left unanswered: each as a sentence. */
-function promptViolations(prompt) {
-  const problems = [];
-  let calls = null; // the tool calls of the nearest assistant message, while tool messages follow it
-  let open = new Set();
-  prompt.forEach((m, i) => {
-    if (m.role === "system" && i > 0) problems.push(`prompt[${i}]: system message after the start`);
-    if (m.role === "assistant") {
-      if (open.size) problems.push(`prompt[${i}]: assistant message before the results of ${[...open]}`);
-      calls = new Set(m.content.filter((p) => p.type === "tool-call").map((p) => p.toolCallId));
-      open = new Set(calls);
-    } else if (m.role === "tool") {
-      for (const p of m.content) {
-        if (p.type !== "tool-result") continue;
-        if (!calls?.has(p.toolCallId)) problems.push(`prompt[${i}]: orphaned tool result ${p.toolCallId}`);
-        else if (!open.delete(p.toolCallId)) problems.push(`prompt[${i}]: second result for ${p.toolCallId}`);
-      }
-    } else {
-      if (open.size) problems.push(`prompt[${i}]: ${m.role} message before the results of ${[...open]}`);
-      calls = null;
-      open = new Set();
-    }
-  });
-  if (open.size) problems.push(`end of prompt: unanswered calls ${[...open]}`);
-  return problems;
-}
-
-const textOf = (m) =>
-  typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join("");
-
-/** The summary message, when there is one, comes first after the system message and only once. */
-function summaryPlacement(prompt) {
-  const at = prompt.flatMap((m, i) => (m.role !== "tool" && textOf(m).includes(SUMMARY_MARK) ? [i] : []));
-  if (at.length > 1) return `summary in ${at.length} messages (${at})`;
-  if (at.length === 1 && at[0] !== 1) return `summary at prompt[${at[0]}], not first after the system message`;
-  return null;
-}
-
-function schemaErrors(messages, where) {
-  const errors = [];
-  messages.forEach((m, i) => {
-    const parsed = modelMessageSchema.safeParse(m);
-    if (!parsed.success) errors.push(`${where}[${i}] (${m.role}): ${parsed.error.issues[0]?.message}`);
-  });
-  return errors;
-}
 
 /** A scripted model: per turn, the session's tool steps, then its final text answer. */
 function scriptedModel(turns, stats, problems) {

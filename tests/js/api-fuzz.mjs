@@ -28,14 +28,21 @@ const junk = (r, depth = 0) => {
     () => r.next(),
     () => [junk(r, depth + 1)],
     () => ({ [r.pick(["a", "type", "role", "id"])]: junk(r, depth + 1) }),
+    () => new Uint8Array(r.int(64)).fill(r.int(256)),
+    () => new ArrayBuffer(r.int(64)),
   ];
-  return options[r.int(depth > 3 ? 6 : 8)]();
+  return options[r.int(depth > 3 ? 6 : 10)]();
 };
 
 const builders = {
   "ai-sdk": {
     system: (r) => ({ role: "system", content: text(r) }),
-    user: (r) => ({ role: "user", content: r.chance(0.5) ? text(r) : [{ type: "text", text: text(r) }] }),
+    user: (r) => ({
+      role: "user",
+      content: r.chance(0.5)
+        ? text(r)
+        : [{ type: "text", text: text(r) }, ...(r.chance(0.2) ? [{ type: "image", image: new Uint8Array(r.int(2_000)).fill(r.int(256)) }] : [])],
+    }),
     assistant: (r) => ({ role: "assistant", content: r.chance(0.5) ? text(r) : [{ type: "text", text: text(r) }, ...(r.chance(0.2) ? [{ type: "reasoning", text: text(r) }] : [])] }),
     call: (r, id) => ({ role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: r.pick(["read", "bash", "edit"]), input: { path: text(r) } }] }),
     result: (r, id) => ({ role: "tool", content: [{ type: "tool-result", toolCallId: id, toolName: "read", output: { type: r.pick(["text", "error-text"]), value: text(r) } }] }),
@@ -90,7 +97,7 @@ function corrupt(r, messages) {
   for (let t = 0; t < times && out.length > 0; t++) {
     const i = r.int(out.length);
     const m = out[i];
-    if (m === null || typeof m !== "object" || Array.isArray(m)) continue;
+    if (m === null || typeof m !== "object" || Array.isArray(m) || ArrayBuffer.isView(m) || m instanceof ArrayBuffer) continue;
     switch (r.int(7)) {
       case 0: delete m[r.pick(Object.keys(m))]; break;
       case 1: m[r.pick(Object.keys(m))] = junk(r); break;

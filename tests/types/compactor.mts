@@ -6,6 +6,8 @@ import {
   repairMessages,
   trimMessages,
   importSession,
+  Session,
+  type RenderResult,
   type CompactorOptions,
   type CompactResult,
   type SummaryRequest,
@@ -79,3 +81,9 @@ const resilient = new Compactor<MyMessage>({
 });
 const archiving = new Compactor<MyMessage>({ contextWindow: 100_000, strategy: { type: "turn-window", keep: 4, summarize: false } });
 void [resilient, archiving];
+
+// Descriptive preset names, and `prepare()` with the clock of TTL pruning.
+const layered = new Session<MyMessage>({ contextWindow: 100_000, preset: "block-pipeline", summarize: "extractive", prune: { style: "ttl", ttlMs: 60_000 } });
+const prepared: Promise<RenderResult<MyMessage>> = layered.prepare({ now: Date.now(), force: false });
+new Compactor<MyMessage>({ contextWindow: 100_000, preset: "workstream", summarize: "extractive" });
+void prepared;

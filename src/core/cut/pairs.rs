@@ -46,24 +46,58 @@ fn bump(delta: &mut [i64], at: usize, by: i64) {
     }
 }
 
-/// Indices whose messages must stay together with `index` through tool pairing: the messages that
-/// answer its calls and the messages that made the calls it answers.
-pub fn tool_partners(messages: &[Message], index: usize) -> Vec<usize> {
-    let Some(message) = messages.get(index) else {
-        return Vec::new();
-    };
-    let calls = message.tool_call_ids();
-    let results = message.tool_result_ids();
-    messages
-        .iter()
-        .enumerate()
-        .filter(|&(i, other)| {
-            i != index
-                && (other.tool_result_ids().iter().any(|id| calls.contains(id))
-                    || other.tool_call_ids().iter().any(|id| results.contains(id)))
-        })
-        .map(|(i, _)| i)
-        .collect()
+/// Which messages must stay together through tool pairing, indexed once so that each lookup costs
+/// only the partners it returns.
+pub struct ToolPartners<'a> {
+    messages: &'a [Message],
+    calls: FxHashMap<&'a str, Vec<usize>>,
+    results: FxHashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> ToolPartners<'a> {
+    /// Indexes every call and result id of `messages`.
+    pub fn new(messages: &'a [Message]) -> ToolPartners<'a> {
+        let mut calls: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        let mut results: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, message) in messages.iter().enumerate() {
+            for id in message.tool_call_ids() {
+                calls.entry(id).or_default().push(i);
+            }
+            for id in message.tool_result_ids() {
+                results.entry(id).or_default().push(i);
+            }
+        }
+        ToolPartners {
+            messages,
+            calls,
+            results,
+        }
+    }
+
+    /// The messages that answer the calls of message `index` and the messages that made the calls
+    /// it answers, in order, without `index` itself.
+    pub fn of(&self, index: usize) -> Vec<usize> {
+        let Some(message) = self.messages.get(index) else {
+            return Vec::new();
+        };
+        let answers = message
+            .tool_call_ids()
+            .into_iter()
+            .filter_map(|id| self.results.get(id));
+        let askers = message
+            .tool_result_ids()
+            .into_iter()
+            .filter_map(|id| self.calls.get(id));
+        let mut partners: Vec<usize> = answers
+            .chain(askers)
+            .flatten()
+            .copied()
+            .filter(|&i| i != index)
+            .collect();
+        partners.sort_unstable();
+        partners.dedup();
+        partners
+    }
 }
 
 /// `orphans[i]`: message `i` carries tool results and none of them answers a call anywhere in
@@ -136,8 +170,10 @@ mod tests {
             pair_safe_positions(&m),
             vec![true, false, false, false, true]
         );
-        assert_eq!(tool_partners(&m, 0), vec![3]);
-        assert_eq!(tool_partners(&m, 3), vec![0]);
+        let partners = ToolPartners::new(&m);
+        assert_eq!(partners.of(0), vec![3]);
+        assert_eq!(partners.of(3), vec![0]);
+        assert_eq!(partners.of(1), Vec::<usize>::new());
     }
 
     #[test]

@@ -133,6 +133,10 @@ impl KeyHasher {
                 0u8.hash(&mut self.inner);
                 len.hash(&mut self.inner);
             }
+            ImageSource::Inline(data) => {
+                0u8.hash(&mut self.inner);
+                data.len().hash(&mut self.inner);
+            }
             ImageSource::Url(u) => {
                 1u8.hash(&mut self.inner);
                 self.str(u);

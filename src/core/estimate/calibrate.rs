@@ -38,29 +38,36 @@ impl Usage {
         let obj = value.as_object().ok_or_else(|| {
             Error::invalid_option(path, "usage must be an object of token counts")
         })?;
-        const KEYS: [&str; 12] = [
-            "input",
-            "input_tokens",
-            "prompt_tokens",
-            "inputTokens",
-            "output",
-            "output_tokens",
-            "completion_tokens",
-            "outputTokens",
-            "cacheRead",
-            "cache_read_input_tokens",
-            "cacheWrite",
-            "cache_creation_input_tokens",
-        ];
-        for key in KEYS {
-            match obj.get(key) {
-                None | Some(Value::Null) => {}
-                Some(v) if v.as_u64().is_some_and(|n| n <= (1u64 << 53)) => {}
-                Some(v) => {
-                    return Err(Error::invalid_option(
-                        format!("{path}.{key}"),
-                        format!("{key} must be a whole number of tokens (0 to 2^53), got {v}"),
-                    ))
+        let check = |v: &Value, at: String| match v {
+            Value::Null => Ok(()),
+            v if v.as_u64().is_some_and(|n| n <= MAX_COUNT) => Ok(()),
+            v => {
+                let key = at.rsplit('.').next().unwrap_or_default().to_string();
+                Err(Error::invalid_option(
+                    at,
+                    format!("{key} must be a whole number of tokens (0 to 2^53), got {v}"),
+                ))
+            }
+        };
+        for key in COUNT_KEYS {
+            let Some(v) = obj.get(key) else { continue };
+            match (v, NESTED.iter().find(|(k, _)| *k == key)) {
+                (Value::Object(inner), Some((_, fields))) => {
+                    for field in *fields {
+                        if let Some(n) = inner.get(*field) {
+                            check(n, format!("{path}.{key}.{field}"))?;
+                        }
+                    }
+                }
+                (v, _) => check(v, format!("{path}.{key}"))?,
+            }
+        }
+        for (key, fields) in DETAILS {
+            if let Some(Value::Object(inner)) = obj.get(key) {
+                for field in fields {
+                    if let Some(n) = inner.get(*field) {
+                        check(n, format!("{path}.{key}.{field}"))?;
+                    }
                 }
             }
         }
@@ -77,36 +84,99 @@ impl Usage {
     /// - pi / this package: `{ input, output, cacheRead, cacheWrite }`;
     /// - Anthropic: `{ input_tokens, output_tokens, cache_read_input_tokens,
     ///   cache_creation_input_tokens }`;
-    /// - OpenAI: `{ prompt_tokens, completion_tokens }` (cached tokens are part of
-    ///   `prompt_tokens`, so they are not added again);
-    /// - AI SDK: `{ inputTokens, outputTokens }` (likewise, `cachedInputTokens` is a part of
-    ///   `inputTokens`).
+    /// - OpenAI: `{ prompt_tokens, completion_tokens, prompt_tokens_details: { cached_tokens } }`
+    ///   (cached tokens are part of `prompt_tokens`);
+    /// - AI SDK 5: `{ inputTokens, outputTokens, cachedInputTokens }` (a part of `inputTokens`);
+    /// - AI SDK 6 (`LanguageModelUsage`): `{ inputTokens, outputTokens, inputTokenDetails:
+    ///   { noCacheTokens, cacheReadTokens, cacheWriteTokens } }`;
+    /// - the AI SDK's provider usage (`LanguageModelV3Usage`): `{ inputTokens: { total, noCache,
+    ///   cacheRead, cacheWrite }, outputTokens: { total } }`.
     ///
-    /// Missing or non-numeric fields count 0.
+    /// The four numbers are made disjoint: `input` is what remains of the reported input once the
+    /// cached tokens are taken out. Missing or non-numeric fields count 0.
     pub fn from_value(value: &Value) -> Option<Usage> {
         let obj = value.as_object()?;
-        let num = |key: &str| obj.get(key).and_then(Value::as_u64);
-        let pick = |keys: &[&str]| keys.iter().find_map(|k| num(k));
-        let input = pick(&["input", "input_tokens", "prompt_tokens", "inputTokens"]);
+        let num = |v: Option<&Value>| v.and_then(Value::as_u64);
+        let pick = |keys: &[&str]| keys.iter().find_map(|k| num(obj.get(*k)));
+        let inner = |key: &str, field: &str| num(obj.get(key).and_then(|v| v.get(field)));
+        // Input given net of the cache (pi, Anthropic) or including it (OpenAI, the AI SDK).
+        let net_input = pick(&["input", "input_tokens"]);
+        let gross_input = pick(&["prompt_tokens", "inputTokens"]).or(inner("inputTokens", "total"));
         let output = pick(&[
             "output",
             "output_tokens",
             "completion_tokens",
             "outputTokens",
-        ]);
-        let cache_read = pick(&["cacheRead", "cache_read_input_tokens"]);
-        let cache_write = pick(&["cacheWrite", "cache_creation_input_tokens"]);
-        if input.is_none() && output.is_none() && cache_read.is_none() && cache_write.is_none() {
+        ])
+        .or(inner("outputTokens", "total"));
+        let cache_read = pick(&["cacheRead", "cache_read_input_tokens", "cachedInputTokens"])
+            .or(inner("inputTokens", "cacheRead"))
+            .or(inner("inputTokenDetails", "cacheReadTokens"))
+            .or(inner("prompt_tokens_details", "cached_tokens"));
+        let cache_write = pick(&["cacheWrite", "cache_creation_input_tokens"])
+            .or(inner("inputTokens", "cacheWrite"))
+            .or(inner("inputTokenDetails", "cacheWriteTokens"));
+        if net_input.is_none()
+            && gross_input.is_none()
+            && output.is_none()
+            && cache_read.is_none()
+            && cache_write.is_none()
+        {
             return None;
         }
+        let cache_read = cache_read.unwrap_or(0);
+        let cache_write = cache_write.unwrap_or(0);
+        let input = match (net_input, gross_input) {
+            (Some(n), _) => n,
+            (None, Some(g)) => g.saturating_sub(cache_read).saturating_sub(cache_write),
+            (None, None) => 0,
+        };
         Some(Usage {
-            input: input.unwrap_or(0),
+            input,
             output: output.unwrap_or(0),
-            cache_read: cache_read.unwrap_or(0),
-            cache_write: cache_write.unwrap_or(0),
+            cache_read,
+            cache_write,
         })
     }
 }
+
+/// The largest token count accepted (2^53, the largest exact integer of a JS number).
+const MAX_COUNT: u64 = 1 << 53;
+
+/// The keys that hold a count (or, for the AI SDK's provider usage, an object of counts).
+const COUNT_KEYS: [&str; 13] = [
+    "input",
+    "input_tokens",
+    "prompt_tokens",
+    "inputTokens",
+    "output",
+    "output_tokens",
+    "completion_tokens",
+    "outputTokens",
+    "cacheRead",
+    "cache_read_input_tokens",
+    "cachedInputTokens",
+    "cacheWrite",
+    "cache_creation_input_tokens",
+];
+
+/// Count keys that may hold an object of counts instead (`LanguageModelV3Usage`).
+const NESTED: [(&str, &[&str]); 2] = [
+    (
+        "inputTokens",
+        &["total", "noCache", "cacheRead", "cacheWrite"],
+    ),
+    ("outputTokens", &["total", "text", "reasoning"]),
+];
+
+/// Objects of details whose counts are read.
+const DETAILS: [(&str, &[&str]); 2] = [
+    (
+        "inputTokenDetails",
+        &["cacheReadTokens", "cacheWriteTokens"],
+    ),
+    ("prompt_tokens_details", &["cached_tokens"]),
+];
 
 /// The result of calibrating an estimate with a usage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,8 +236,38 @@ pub fn calibrated_total(messages: &[Message], per_message: &[usize], usage: &Usa
 }
 
 #[cfg(test)]
-#[allow(clippy::indexing_slicing)]
+#[allow(clippy::indexing_slicing, clippy::expect_used)]
 mod tests {
+    #[test]
+    fn every_provider_shape_reads_to_the_same_total() {
+        use serde_json::json;
+        let shapes = [
+            json!({ "input": 700, "output": 100, "cacheRead": 200, "cacheWrite": 0 }),
+            json!({ "input_tokens": 700, "output_tokens": 100, "cache_read_input_tokens": 200 }),
+            json!({ "prompt_tokens": 900, "completion_tokens": 100,
+                    "prompt_tokens_details": { "cached_tokens": 200 } }),
+            json!({ "inputTokens": 900, "outputTokens": 100, "cachedInputTokens": 200 }),
+            json!({ "inputTokens": 900, "outputTokens": 100, "totalTokens": 1000,
+                    "inputTokenDetails": { "noCacheTokens": 700, "cacheReadTokens": 200 } }),
+            json!({ "inputTokens": { "total": 900, "noCache": 700, "cacheRead": 200 },
+                    "outputTokens": { "total": 100, "text": 100 } }),
+        ];
+        for shape in shapes {
+            let u = Usage::parse(&shape, "usage").expect("accepted");
+            assert_eq!(u.total(), 1000, "{shape}");
+            assert_eq!((u.input, u.cache_read), (700, 200), "{shape}");
+        }
+        let bad = json!({ "inputTokens": { "total": -1 } });
+        let e = Usage::parse(&bad, "usage").expect_err("refused");
+        assert_eq!(e.path.as_deref(), Some("usage.inputTokens.total"));
+        let bad = json!({ "inputTokenDetails": { "cacheReadTokens": "5" }, "inputTokens": 9 });
+        let e = Usage::parse(&bad, "usage").expect_err("refused");
+        assert_eq!(
+            e.path.as_deref(),
+            Some("usage.inputTokenDetails.cacheReadTokens")
+        );
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -2,12 +2,16 @@
 
 use serde_json::Value;
 
-/// Where an image's or file's bytes are. Base64 data is never kept: only its length, so that
-/// memory stays small and estimators use a per-provider rule instead of the base64 length.
+/// Where an image's or file's bytes are. Base64 data is not kept when messages are imported for
+/// counting and compaction: only its length, so that memory stays small and estimators use a
+/// per-provider rule instead of the base64 length. Only a conversion between formats keeps it
+/// ([`ImageSource::Inline`]), to write it in the other format.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ImageSource {
     /// Inline data, `len` characters of base64 (or bytes, for binary arrays).
     Base64 { len: usize },
+    /// Inline data kept for a conversion between formats: the base64 payload (no `data:` prefix).
+    Inline(String),
     /// A URL (http, https or any other scheme except `data:`).
     Url(String),
     /// A provider-side file id.

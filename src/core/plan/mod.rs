@@ -14,7 +14,7 @@
 pub mod strategy;
 pub mod truncate;
 
-use crate::core::cut::pairs::tool_partners;
+use crate::core::cut::pairs::ToolPartners;
 use crate::core::cut::{fit_back, select, Direction, Layout, TurnBoundary};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::{Message, Part};
@@ -162,10 +162,12 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
     }
     let layout = Layout::new(messages);
     let tokens_before = input.tokens.iter().sum();
+    let partners = ToolPartners::new(messages);
     let planner = Planner {
         input,
         options,
         layout: &layout,
+        partners: &partners,
     };
 
     let first = match &options.strategy {
@@ -287,6 +289,7 @@ struct Planner<'a, 'b> {
     input: &'a PlanInput<'b>,
     options: &'a PlanOptions,
     layout: &'a Layout,
+    partners: &'a ToolPartners<'b>,
 }
 
 /// Dispositions and the split prefix of one placement.
@@ -423,7 +426,7 @@ impl Planner<'_, '_> {
                 }
                 *d = Disposition::Pinned;
             }
-            work.extend(tool_partners(messages, i));
+            work.extend(self.partners.of(i));
         }
         if let Some(prefix) = &a.prefix {
             if !prefix

@@ -119,7 +119,10 @@ impl Encoding {
     /// (wrong number of ranks), is `INVALID_INPUT` naming the line.
     pub fn parse(name: EncodingName, table: &[u8]) -> Result<Encoding> {
         let expected = name.rank_count();
-        let mut ranks = FxHashMap::with_capacity_and_hasher(expected, Default::default());
+        // Room for what the table can hold, never more: a short or hostile table costs its size.
+        let lines = table.iter().filter(|&&b| b == b'\n').count() + 1;
+        let mut ranks =
+            FxHashMap::with_capacity_and_hasher(expected.min(lines), Default::default());
         for (index, line) in table.split(|&b| b == b'\n').enumerate() {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.is_empty() {

@@ -1,0 +1,62 @@
+// The AI SDK language-model middleware (`wrapLanguageModel({ model, middleware })`): every
+// `generateText` / `streamText` call through the wrapped model has its prompt compacted by a
+// `Compactor` first. The Compactor carries the decisions (trigger, cut, summary, continuation of
+// its last compaction, so that a growing history is summarized once); this file only adapts the
+// AI SDK's call shapes. The build turns it into CommonJS for the Node entry (`pkg/node/ai-sdk.cjs`).
+
+// A message the Compactor built (a summary, a changed message) in the shape a provider prompt
+// (`LanguageModelV3Prompt`) requires: parts arrays outside system messages, images as file parts.
+function promptMessage(message) {
+  if (message.role === "system") return message;
+  const content =
+    typeof message.content === "string"
+      ? [{ type: "text", text: message.content }]
+      : message.content.map((part) =>
+          part && part.type === "image"
+            ? { type: "file", data: part.image, mediaType: part.mediaType ?? "image/*", providerOptions: part.providerOptions }
+            : part,
+        );
+  return { ...message, content };
+}
+
+function promptOf(input, output) {
+  const given = new Set(input);
+  return output.map((m) => (given.has(m) ? m : promptMessage(m)));
+}
+
+export function makeCompactionMiddleware(Compactor, isContextOverflowError) {
+  return function compactionMiddleware(compactor, options = {}) {
+    const c = compactor instanceof Compactor ? compactor : new Compactor(compactor);
+    const recover = options.recoverOverflow !== false;
+    const compact = async (params, force) => {
+      const prompt = params.prompt;
+      const call = params.abortSignal ? { signal: params.abortSignal } : {};
+      const out = force
+        ? (await c.compact(prompt, { ...call, force: true })).messages
+        : await c.maybeCompact(prompt, call);
+      return out === prompt ? params : { ...params, prompt: promptOf(prompt, out) };
+    };
+    // A context-limit error from the provider: compact by force and send once more.
+    const retrying = (run) => async ({ params, model, doGenerate, doStream }) => {
+      const first = run === "generate" ? doGenerate : doStream;
+      try {
+        return await first();
+      } catch (error) {
+        if (!recover || !isContextOverflowError(error)) throw error;
+        let again;
+        try {
+          again = await compact(params, true);
+        } catch {
+          throw error; // nothing could be removed: the provider's error says the most
+        }
+        return run === "generate" ? model.doGenerate(again) : model.doStream(again);
+      }
+    };
+    return {
+      specificationVersion: "v3",
+      transformParams: async ({ params }) => compact(params, false),
+      wrapGenerate: retrying("generate"),
+      wrapStream: retrying("stream"),
+    };
+  };
+}

@@ -1,0 +1,118 @@
+//! Messages of one format written in another (`convertMessages`).
+//!
+//! Within one format, conversion is the identity: every message comes back as it was. Across
+//! formats the messages are rebuilt from the core's model, with what the model alone does not keep:
+//! - inline media (base64 images and files) is carried over (the import keeps the payload);
+//! - a tool result's tool name, which OpenAI's tool messages lack, is taken from its call;
+//! - tool results carried in a user message (Anthropic) become a tool message of their own, ahead
+//!   of the message's other content, for the formats that have tool messages.
+//!
+//! Blocks of a kind the package does not know (`Part::Other`) belong to their format and are left
+//! out; the count is returned so that the caller can say so.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::core::error::Result;
+use crate::core::message::{Message, Part, Role};
+
+use super::media::keeping_inline_data;
+use super::{detect, Codec, Format};
+
+/// The result of a conversion.
+#[derive(Debug)]
+pub struct Converted {
+    /// The format the messages were read in (detected when not given).
+    pub from: Format,
+    /// The messages in the target format.
+    pub messages: Vec<Value>,
+    /// Blocks of a kind only the source format knows, left out.
+    pub dropped_blocks: usize,
+}
+
+/// Converts `messages` (a JSON array in `from`, or the detected format) to `to`.
+pub fn convert(messages: &Value, from: Option<Format>, to: Format) -> Result<Converted> {
+    let from = match from {
+        Some(f) => f,
+        None => detect(messages)?,
+    };
+    if from == to {
+        let messages = to.export(&from.import(messages)?);
+        return Ok(Converted {
+            from,
+            messages,
+            dropped_blocks: 0,
+        });
+    }
+    let imported = keeping_inline_data(|| from.import(messages))?;
+    let mut dropped_blocks = 0;
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut portable = Vec::with_capacity(imported.len());
+    for mut message in imported {
+        message.original = None;
+        dropped_blocks += strip_foreign(&mut message.parts);
+        for part in &mut message.parts {
+            match part {
+                Part::ToolCall { id, name, .. } => {
+                    names.insert(id.clone(), name.clone());
+                }
+                Part::ToolResult { id, name, .. } if name.is_none() => {
+                    *name = names.get(id).cloned();
+                }
+                _ => {}
+            }
+        }
+        if message.parts.is_empty() {
+            continue;
+        }
+        portable.extend(split_results(message, to));
+    }
+    Ok(Converted {
+        from,
+        messages: to.export(&portable),
+        dropped_blocks,
+    })
+}
+
+/// Removes the blocks only the source format knows (also inside tool results); returns how many.
+fn strip_foreign(parts: &mut Vec<Part>) -> usize {
+    let before = parts.len();
+    parts.retain(|p| !matches!(p, Part::Other { .. }));
+    let mut dropped = before - parts.len();
+    for part in parts.iter_mut() {
+        if let Part::ToolResult { output, .. } = part {
+            dropped += strip_foreign(output);
+        }
+    }
+    dropped
+}
+
+/// A user message carrying tool results, for a format with tool messages: the results as a tool
+/// message, then the rest of the user message (if any).
+fn split_results(message: Message, to: Format) -> Vec<Message> {
+    let carries = message.role == Role::User
+        && message
+            .parts
+            .iter()
+            .any(|p| matches!(p, Part::ToolResult { .. }));
+    if !carries || to == Format::Anthropic {
+        return vec![message];
+    }
+    let (results, rest): (Vec<Part>, Vec<Part>) = message
+        .parts
+        .iter()
+        .cloned()
+        .partition(|p| matches!(p, Part::ToolResult { .. }));
+    let mut tool = message.clone();
+    tool.role = Role::Tool;
+    tool.parts = results;
+    tool.summary = false;
+    let mut out = vec![tool];
+    if !rest.is_empty() {
+        let mut user = message;
+        user.parts = rest;
+        out.push(user);
+    }
+    out
+}

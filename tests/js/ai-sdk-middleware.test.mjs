@@ -1,0 +1,258 @@
+// The AI SDK middleware: one line of setup (`wrapLanguageModel({ model, middleware })`) and every
+// `generateText` call's prompt is compacted, while the application keeps its whole history. Driven
+// by the SDK's own mock model over the long real session; also binary content (images and files as
+// `Uint8Array`, `ArrayBuffer`, `URL`) through the whole API, and the overflow retry.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import {
+  Compactor,
+  compactionMiddleware,
+  repairMessages,
+  trimMessages,
+  validateMessages,
+} from "context-compaction";
+
+import { promptViolations, summaryPlacement } from "./prompt-checks.mjs";
+import { budget, compactorOptions, fakeSummarize, loadSession, newStats, toolNames } from "./replay.mjs";
+
+globalThis.AI_SDK_LOG_WARNINGS = false;
+
+const SYSTEM = "You are a coding agent working in the pi-mono repository. Use the tools.";
+const usage = {
+  inputTokens: { total: 1000, noCache: 1000, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 100, text: 100, reasoning: 0 },
+};
+const stop = { unified: "stop", raw: "end_turn" };
+
+// A 1×1 PNG (its header gives the dimensions) followed by padding, so the bytes are not tiny.
+const PNG = Uint8Array.from([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0x03, 0x20, 0, 0, 0x02, 0x58, 8, 6,
+  0, 0, 0, ...new Array(60_000).fill(7),
+]);
+
+test("middleware: an agent loop over the long real session, the application never compacts", async (t) => {
+  const session = loadSession();
+  const { turns } = session;
+  const byId = new Map(turns.flatMap((turn) => turn.steps.flatMap((s) => s.calls.map((c) => [c.id, c]))));
+  const stats = newStats();
+  const problems = [];
+  const measure = new Compactor({ ...compactorOptions, format: "ai-sdk", summarize: () => "unused" });
+  const cursor = { turn: -1, step: 0 };
+  const base = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      stats.requests += 1;
+      for (const p of promptViolations(prompt)) problems.push(`request ${stats.requests}: ${p}`);
+      const misplaced = summaryPlacement(prompt);
+      if (misplaced) problems.push(`request ${stats.requests}: ${misplaced}`);
+      if (prompt[0]?.role !== "system" || prompt[0].content !== SYSTEM) problems.push(`request ${stats.requests}: system prompt lost`);
+      for (const [i, m] of prompt.entries()) {
+        if (m.role !== "system" && !Array.isArray(m.content)) problems.push(`request ${stats.requests}: prompt[${i}] content is not parts`);
+      }
+      stats.maxTokens = Math.max(stats.maxTokens, measure.estimate(prompt).total);
+      const turn = turns[cursor.turn];
+      if (cursor.step < turn.steps.length) {
+        const step = turn.steps[cursor.step++];
+        const content = [
+          ...(step.text ? [{ type: "text", text: step.text }] : []),
+          ...step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.args) })),
+        ];
+        return { content, finishReason: { unified: "tool-calls", raw: "tool_use" }, usage, warnings: [] };
+      }
+      cursor.step += 1;
+      return { content: [{ type: "text", text: turn.final }], finishReason: stop, usage, warnings: [] };
+    },
+  });
+  const compactor = new Compactor({
+    ...compactorOptions,
+    summarize: fakeSummarize(stats),
+    onAfterCompaction: () => {
+      stats.afterEvents += 1;
+    },
+  });
+  const model = wrapLanguageModel({ model: base, middleware: compactionMiddleware(compactor) });
+  const tools = Object.fromEntries(
+    toolNames(turns).map((name) => [
+      name,
+      tool({
+        description: `Replayed ${name} tool`,
+        inputSchema: jsonSchema({ type: "object", additionalProperties: true }),
+        execute: async (_input, { toolCallId }) => {
+          const call = byId.get(toolCallId);
+          if (call.isError) throw new Error(call.output);
+          return call.output;
+        },
+      }),
+    ]),
+  );
+
+  let history = [];
+  for (const [i, turn] of turns.entries()) {
+    history = [...history, { role: "user", content: turn.user }];
+    cursor.turn = i;
+    cursor.step = 0;
+    const result = await generateText({ model, system: SYSTEM, messages: history, tools, stopWhen: stepCountIs(turn.steps.length + 5) });
+    assert.equal(result.text, turn.final, `turn ${i} ends with the model's answer`);
+    history = [...history, ...result.response.messages];
+  }
+
+  const historyTokens = measure.estimate(history).total;
+  t.diagnostic(
+    `model calls ${stats.requests}, compactions ${stats.afterEvents}, summaries ${stats.summaries}, ` +
+      `largest prompt ${stats.maxTokens} tokens; the application's history holds ${historyTokens}`,
+  );
+  assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problems`);
+  assert.equal(stats.requests, session.steps + turns.length, "every scripted step reached the model");
+  assert.ok(historyTokens > 2 * budget, "the application's own history outgrew the window");
+  assert.ok(stats.maxTokens <= budget, `every prompt fits the window (largest ${stats.maxTokens} tokens)`);
+  assert.ok(stats.afterEvents >= 2, `compaction fired ${stats.afterEvents} times`);
+  // The history grows by a step at a time: later calls continue from the last compaction instead of
+  // summarizing the same messages again.
+  assert.ok(stats.afterEvents * 4 < stats.requests, `${stats.afterEvents} compactions for ${stats.requests} calls`);
+  assert.ok(stats.summaries <= 3 * stats.afterEvents, `${stats.summaries} summarizer calls`);
+});
+
+test("middleware: streamText, and a context-limit error is answered by a forced compaction and one retry", async () => {
+  const prompts = [];
+  let failures = 1;
+  const overflow = Object.assign(new Error("prompt is too long: 250000 tokens > 200000 maximum"), {
+    name: "AI_APICallError",
+    statusCode: 400,
+  });
+  const base = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      prompts.push(prompt);
+      if (failures-- > 0) throw overflow;
+      return { content: [{ type: "text", text: "ok" }], finishReason: stop, usage, warnings: [] };
+    },
+    doStream: async ({ prompt }) => {
+      prompts.push(prompt);
+      return {
+        stream: new ReadableStream({
+          start(c) {
+            c.enqueue({ type: "text-start", id: "1" });
+            c.enqueue({ type: "text-delta", id: "1", delta: "streamed" });
+            c.enqueue({ type: "text-end", id: "1" });
+            c.enqueue({ type: "finish", finishReason: stop, usage });
+            c.close();
+          },
+        }),
+      };
+    },
+  });
+  let summaries = 0;
+  const middleware = compactionMiddleware({
+    contextWindow: 100_000,
+    keepRecentTokens: 200,
+    summarize: () => `summary ${++summaries}`,
+  });
+  const model = wrapLanguageModel({ model: base, middleware });
+  const messages = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(400)}` }));
+  messages.push({ role: "user", content: "and now?" });
+
+  const result = await generateText({ model, messages });
+  assert.equal(result.text, "ok");
+  assert.equal(prompts.length, 2, "sent, refused, compacted, sent once more");
+  assert.equal(prompts[0].length, messages.length, "the first attempt was under the trigger: sent whole");
+  assert.ok(prompts[1].length < prompts[0].length, "the retry carries the compacted prompt");
+  assert.equal(summaries, 1);
+  assert.match(JSON.stringify(prompts[1]), /summary 1/);
+
+  const streamed = streamText({ model, messages });
+  assert.equal(await streamed.text, "streamed");
+  assert.equal(prompts.length, 3);
+
+  // Any other error is the provider's, untouched.
+  const other = new MockLanguageModelV3({
+    doGenerate: async () => {
+      throw new Error("rate limited");
+    },
+  });
+  await assert.rejects(generateText({ model: wrapLanguageModel({ model: other, middleware }), messages, maxRetries: 0 }), /rate limited/);
+});
+
+/** The messages as text, bytes by length and checksum (URLs serialize as their href). */
+function snapshot(messages) {
+  const sum = (bytes) => bytes.reduce((a, b) => (a * 31 + b) >>> 0, 0);
+  return JSON.stringify(messages, (_key, v) => {
+    if (ArrayBuffer.isView(v)) return `bytes ${v.byteLength} ${sum(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))}`;
+    if (v instanceof ArrayBuffer) return `buffer ${v.byteLength} ${sum(new Uint8Array(v))}`;
+    return v;
+  });
+}
+
+test("binary content: Uint8Array, ArrayBuffer and URL images and files are priced as media and returned as they were", async () => {
+  const buffer = PNG.buffer.slice(0);
+  const url = new URL("https://example.com/cat.png");
+  const pdf = new Uint8Array(30_000).fill(1);
+  const messages = [
+    { role: "system", content: "Be brief." },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is in these?" },
+        { type: "image", image: PNG, mediaType: "image/png" },
+        { type: "image", image: url },
+        { type: "file", data: buffer, mediaType: "image/png" },
+        { type: "file", data: pdf, mediaType: "application/pdf", filename: "spec.pdf" },
+      ],
+    },
+    { role: "assistant", content: "A cat, twice, and a spec." },
+    ...Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} ${"y".repeat(2000)}` })),
+  ];
+  const frozen = snapshot(messages);
+
+  assert.deepEqual(validateMessages(messages), []);
+  const counter = new Compactor({ contextWindow: 100_000, summarize: () => "unused" });
+  const one = counter.estimate([{ role: "user", content: [{ type: "image", image: PNG, mediaType: "image/png" }] }]);
+  // 800 × 600 read from the PNG header in the bytes: about 640 tokens, whatever the byte count.
+  assert.ok(one.byKind.images > 600 && one.byKind.images < 700, `a PNG of 800×600 (${one.byKind.images} tokens)`);
+  const estimate = counter.estimate(messages.slice(0, 2));
+  assert.ok(estimate.byKind.images > 3 * 600, "every image (bytes, ArrayBuffer, URL) is priced as an image");
+  const base64Length = Math.ceil(PNG.length / 3) * 4;
+  assert.ok(estimate.total < base64Length / 4, `an image is not priced by its bytes (${estimate.total} tokens)`);
+
+  const repaired = repairMessages(messages);
+  assert.deepEqual(repaired.messages, messages, "a valid history comes back deep-equal");
+  assert.equal(repaired.messages[1].content[1].image, PNG, "with the caller's own bytes");
+  assert.equal(repaired.messages[1].content[2].image, url, "and the caller's URL object");
+  assert.equal(repaired.messages[1].content[3].data, buffer);
+  const trimmed = trimMessages(messages, { maxTokens: 100_000 });
+  assert.equal(trimmed[1].content[1].image, PNG, "the bytes are the caller's own");
+
+  const compactor = new Compactor({ contextWindow: 8_000, keepRecentTokens: 1_000, summarize: () => "the user showed a cat" });
+  const result = await compactor.compact(messages);
+  assert.ok(result.compacted);
+  assert.ok(result.removed.includes(messages[1]), "removed messages are the caller's objects, binary and all");
+  assert.equal(snapshot(messages), frozen, "the input is not changed");
+
+  // A changed message (here: a tool result pruned) keeps the binary parts it did not change.
+  const withTool = [
+    { role: "user", content: "read it" },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a" } }] },
+    {
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "read",
+          output: { type: "text", value: "z".repeat(40_000) },
+          providerOptions: { raw: { bytes: PNG } },
+        },
+      ],
+    },
+    { role: "user", content: [{ type: "image", image: PNG }, { type: "text", text: "and this" }] },
+  ];
+  const pruner = new Compactor({
+    contextWindow: 100_000,
+    prune: { style: "anthropic", keep: 0, clearAtLeast: 0 },
+    summarize: () => "unused",
+  });
+  const pruned = pruner.prune(withTool);
+  assert.notEqual(pruned[2], withTool[2], "the tool result was pruned (a changed message)");
+  assert.doesNotMatch(JSON.stringify(pruned[2].content[0].output), /zzzz/);
+  assert.equal(pruned[2].content[0].providerOptions.raw.bytes, PNG, "the changed message's binary field is the caller's");
+  assert.equal(pruned[3], withTool[3], "the untouched message is the caller's object");
+});

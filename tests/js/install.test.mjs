@@ -1,0 +1,77 @@
+// The package as users get it: `npm pack`, installed into a fresh project. Both module systems load
+// every entry (the main one, the LangChain one) from the tarball, which holds one WebAssembly module,
+// the docs and the changelog, and no test fixtures; `prepack` refuses to pack an unbuilt tree.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { root, consumerWith } from "./pack.mjs";
+
+test("the installed tarball: every entry in both module systems, one .wasm, docs, no fixtures, no internal hooks", () => {
+  const dir = consumerWith("install");
+  const installed = join(dir, "node_modules/context-compaction");
+  const wasm = [];
+  const declarations = [];
+  const scripts = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const file = join(d, e.name);
+      if (e.isDirectory()) walk(file);
+      else if (e.name.endsWith(".wasm")) wasm.push(file);
+      else if (/\.d\.[cm]?ts$/.test(e.name)) declarations.push(file);
+      else if (/\.[cm]?js$/.test(e.name)) scripts.push(file);
+    }
+  };
+  walk(installed);
+  // The hooks the entries use to configure the module are declared nowhere, and the test-only
+  // oracle of earlier versions is not shipped at all.
+  assert.ok(declarations.length >= 3, `declarations: ${declarations}`);
+  for (const file of declarations) assert.doesNotMatch(readFileSync(file, "utf8"), /__configure|__installEncoding|__renderDrop/, file);
+  for (const file of scripts) assert.doesNotMatch(readFileSync(file, "utf8"), /__renderDrop/, file);
+  assert.equal(wasm.length, 1, `one WebAssembly module ships: ${wasm}`);
+  for (const file of ["README.md", "CHANGELOG.md", "LICENSE", "docs/api.md", "docs/presets.md"]) assert.ok(existsSync(join(installed, file)), file);
+  for (const file of ["fixtures", "tests", "src", "fuzz"]) assert.ok(!existsSync(join(installed, file)), `${file} is not published`);
+
+  writeFileSync(
+    join(dir, "esm.mjs"),
+    `import { Compactor, countTokens, estimateTokens } from "context-compaction";
+import { Compactor as LC, toBaseMessages } from "context-compaction/langchain";
+const m = toBaseMessages([{ type: "human", content: "hello" }]);
+const c = new LC({ contextWindow: 10000, summarize: () => "s" });
+import * as main from "context-compaction";
+import * as web from "context-compaction/web";
+import * as lc from "context-compaction/langchain";
+const internal = [main, web, lc].flatMap((e) => Object.keys(e)).filter((k) => k.startsWith("__"));
+if (internal.length) throw new Error("internal exports: " + internal);
+console.log(countTokens("hello world", "o200k_base"), estimateTokens("hello world") > 0, c.estimate(m).total > 0, typeof Compactor);`,
+  );
+  writeFileSync(
+    join(dir, "cjs.cjs"),
+    `const { countTokens } = require("context-compaction");
+const { toBaseMessages } = require("context-compaction/langchain");
+console.log(countTokens("hello world", "cl100k_base"), toBaseMessages([{ type: "ai", content: "x" }])[0].getType());`,
+  );
+  // LangChain is the consumer's dependency: link the repository's copy.
+  mkdirSync(join(dir, "node_modules/@langchain"), { recursive: true });
+  for (const [from, to] of [
+    ["node_modules/@langchain/core", "node_modules/@langchain/core"],
+    ["node_modules/@langchain/langgraph", "node_modules/@langchain/langgraph"],
+  ]) {
+    if (!existsSync(join(dir, to))) execFileSync("ln", ["-s", join(root, from), join(dir, to)]);
+  }
+  const run = (file) => execFileSync(process.execPath, ["--preserve-symlinks", file], { cwd: dir, encoding: "utf8" }).trim();
+  assert.equal(run("esm.mjs"), "2 true true function");
+  assert.equal(run("cjs.cjs"), "2 ai");
+});
+
+test("prepack refuses a tree without the built module", () => {
+  const dir = join(root, "tests/.tmp/prepack");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, "scripts"), { recursive: true });
+  cpSync(join(root, "scripts/prepack.mjs"), join(dir, "scripts/prepack.mjs"));
+  const r = spawnSync(process.execPath, [join(dir, "scripts/prepack.mjs")], { encoding: "utf8" });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /missing pkg\/web\/context_compaction_bg\.wasm/);
+  assert.equal(spawnSync(process.execPath, [join(root, "scripts/prepack.mjs")]).status, 0, "the built tree packs");
+});
