@@ -13,6 +13,7 @@ import {
   instrumentedCompactor,
   loadSession,
   newStats,
+  replayedGenerate,
   toolNames,
 } from "./replay.mjs";
 
@@ -36,16 +37,7 @@ function scriptedModel(turns, stats, problems) {
         inputTokens: { total: 1000, noCache: 1000, cacheRead: 0, cacheWrite: 0 },
         outputTokens: { total: 100, text: 100, reasoning: 0 },
       };
-      if (cursor.step < turn.steps.length) {
-        const step = turn.steps[cursor.step++];
-        const content = [
-          ...(step.text ? [{ type: "text", text: step.text }] : []),
-          ...step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.args) })),
-        ];
-        return { content, finishReason: { unified: "tool-calls", raw: "tool_use" }, usage, warnings: [] };
-      }
-      cursor.step += 1;
-      return { content: [{ type: "text", text: turn.final }], finishReason: { unified: "stop", raw: "end_turn" }, usage, warnings: [] };
+      return replayedGenerate(turn, cursor, usage);
     },
   });
   return { model, startTurn: (i) => Object.assign(cursor, { turn: i, step: 0 }), cursor };

@@ -15,7 +15,7 @@ import {
 } from "context-compaction";
 
 import { promptViolations, summaryPlacement } from "./prompt-checks.mjs";
-import { budget, compactorOptions, fakeSummarize, loadSession, newStats, toolNames } from "./replay.mjs";
+import { budget, compactorOptions, fakeSummarize, loadSession, newStats, replayedGenerate, toolNames } from "./replay.mjs";
 
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
@@ -52,16 +52,7 @@ test("middleware: an agent loop over the long real session, the application neve
       }
       stats.maxTokens = Math.max(stats.maxTokens, measure.estimate(prompt).total);
       const turn = turns[cursor.turn];
-      if (cursor.step < turn.steps.length) {
-        const step = turn.steps[cursor.step++];
-        const content = [
-          ...(step.text ? [{ type: "text", text: step.text }] : []),
-          ...step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.args) })),
-        ];
-        return { content, finishReason: { unified: "tool-calls", raw: "tool_use" }, usage, warnings: [] };
-      }
-      cursor.step += 1;
-      return { content: [{ type: "text", text: turn.final }], finishReason: stop, usage, warnings: [] };
+      return replayedGenerate(turn, cursor, usage);
     },
   });
   const compactor = new Compactor({

@@ -30,6 +30,17 @@ class ScriptedChatModel extends BaseChatModel {
   }
 }
 
+/** The recorded session's next answer: the current turn's next step (text and tool calls), then its final text. */
+function replayedAnswer(session, cursor) {
+  const turn = session.turns[cursor.turn];
+  if (cursor.step < turn.steps.length) {
+    const step = turn.steps[cursor.step++];
+    return new AIMessage({ content: step.text ?? "", tool_calls: step.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) });
+  }
+  cursor.step += 1;
+  return new AIMessage(turn.final);
+}
+
 test("LangChain agent loop over the long real session: BaseMessages in and out, every call valid and within the window", async (t) => {
   const session = loadSession();
   const stats = newStats();
@@ -37,15 +48,7 @@ test("LangChain agent loop over the long real session: BaseMessages in and out, 
   const measure = new PlainCompactor({ ...compactorOptions, summarize: () => "unused" });
   const cursor = { turn: 0, step: 0 };
   const model = new ScriptedChatModel(
-    () => {
-      const turn = session.turns[cursor.turn];
-      if (cursor.step < turn.steps.length) {
-        const step = turn.steps[cursor.step++];
-        return new AIMessage({ content: step.text ?? "", tool_calls: step.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) });
-      }
-      cursor.step += 1;
-      return new AIMessage(turn.final);
-    },
+    () => replayedAnswer(session, cursor),
     (messages) => {
       stats.requests += 1;
       if (!messages.every(isBaseMessage)) problems.push(`call ${stats.requests}: not BaseMessages`);
@@ -172,15 +175,7 @@ test("createAgent with compactionMiddleware over the long real session: every mo
     }
   }
   const model = new AgentModel(
-    () => {
-      const turn = session.turns[cursor.turn];
-      if (cursor.step < turn.steps.length) {
-        const step = turn.steps[cursor.step++];
-        return new AIMessage({ content: step.text ?? "", tool_calls: step.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) });
-      }
-      cursor.step += 1;
-      return new AIMessage(turn.final);
-    },
+    () => replayedAnswer(session, cursor),
     (messages) => {
       stats.requests += 1;
       for (const v of validateMessages(messages)) problems.push(`call ${stats.requests}: ${v.kind} at ${v.path}`);

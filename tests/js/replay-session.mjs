@@ -68,3 +68,20 @@ export function parseSession(text) {
 export function toolNames(turns) {
   return [...new Set(turns.flatMap((t) => t.steps.flatMap((s) => s.calls.map((c) => c.name))))].sort();
 }
+
+/**
+ * A `LanguageModelV3` result replaying the recorded turn: its next step (text and tool calls),
+ * then its final text. `cursor.step` advances.
+ */
+export function replayedGenerate(turn, cursor, usage) {
+  if (cursor.step < turn.steps.length) {
+    const step = turn.steps[cursor.step++];
+    const content = [
+      ...(step.text ? [{ type: "text", text: step.text }] : []),
+      ...step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.args) })),
+    ];
+    return { content, finishReason: { unified: "tool-calls", raw: "tool_use" }, usage, warnings: [] };
+  }
+  cursor.step += 1;
+  return { content: [{ type: "text", text: turn.final }], finishReason: { unified: "stop", raw: "end_turn" }, usage, warnings: [] };
+}

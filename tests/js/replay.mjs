@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 // and the outputs the tools really returned, so a replayed conversation grows like the real one.
 import { Compactor, validateMessages } from "context-compaction";
 import { isDeepStrictEqual } from "node:util";
-import { parseSession, toolNames } from "./replay-session.mjs";
+import { parseSession, replayedGenerate, toolNames } from "./replay-session.mjs";
 import { fixtureText } from "./fixtures.mjs";
 
-export { parseSession, toolNames };
+export { parseSession, replayedGenerate, toolNames };
 
 
 /** Compactor options shared by the loops: a small window so that compaction fires many times. */
@@ -112,3 +112,4 @@ export function assertLoopCompleted(t, { session, turns, finished, executed, req
   assert.equal(stats.afterEvents, stats.compacted, "onAfterCompaction fired once per compaction");
   assert.ok(stats.maxTokens <= budget, `every request fits the window (largest ${stats.maxTokens} tokens)`);
 }
+

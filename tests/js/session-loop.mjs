@@ -5,36 +5,11 @@
 // The pattern under test: the application appends what the SDK produced to the Session and asks
 // `session.prepare()` for the context of every model call; compaction (in the background past 60%
 // of the window, in the foreground at the trigger) happens inside the loop.
-import { parseSession, toolNames } from "./replay-session.mjs";
+import { promptViolations } from "./prompt-pairs.mjs";
+import { parseSession, replayedGenerate, toolNames } from "./replay-session.mjs";
 
 const SYSTEM = "You are a coding agent working in the pi-mono repository. Use the tools.";
 const MARK = "[session summary";
-
-/** Orphaned or unanswered tool calls in a prompt, as sentences. */
-function promptViolations(prompt) {
-  const problems = [];
-  let open = new Set();
-  let calls = null;
-  prompt.forEach((m, i) => {
-    if (m.role === "assistant") {
-      if (open.size) problems.push(`prompt[${i}]: assistant before the results of ${[...open]}`);
-      calls = new Set(m.content.filter((p) => p.type === "tool-call").map((p) => p.toolCallId));
-      open = new Set(calls);
-    } else if (m.role === "tool") {
-      for (const p of m.content) {
-        if (p.type !== "tool-result") continue;
-        if (!calls?.has(p.toolCallId)) problems.push(`prompt[${i}]: orphaned tool result ${p.toolCallId}`);
-        else open.delete(p.toolCallId);
-      }
-    } else {
-      if (open.size) problems.push(`prompt[${i}]: ${m.role} before the results of ${[...open]}`);
-      open = new Set();
-      calls = null;
-    }
-  });
-  if (open.size) problems.push(`end of prompt: unanswered calls ${[...open]}`);
-  return problems;
-}
 
 /**
  * Runs the loop; returns its numbers and problems (the caller asserts).
@@ -83,16 +58,7 @@ export async function runSessionLoop({ Session, ai, aiTest, text, window = 40_00
       stats.maxPromptChars = Math.max(stats.maxPromptChars, JSON.stringify(prompt).length);
       const turn = turns[cursor.turn];
       const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-      if (cursor.step < turn.steps.length) {
-        const step = turn.steps[cursor.step++];
-        const content = [
-          ...(step.text ? [{ type: "text", text: step.text }] : []),
-          ...step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.args) })),
-        ];
-        return { content, finishReason: { unified: "tool-calls", raw: "tool_use" }, usage, warnings: [] };
-      }
-      cursor.step += 1;
-      return { content: [{ type: "text", text: turn.final }], finishReason: { unified: "stop", raw: "end_turn" }, usage, warnings: [] };
+      return replayedGenerate(turn, cursor, usage);
     },
   });
 
