@@ -129,3 +129,18 @@ fn every_error_names_its_key() {
     );
     assert_eq!(err_path(json!([1, 2])), "options");
 }
+
+#[test]
+fn every_format_name_is_an_option_value() {
+    use context_compaction::core::format::Format;
+    for name in Format::OPTION_NAMES {
+        let o =
+            parse(&json!({ "contextWindow": 10_000, "format": name, "summarize": "extractive" }))
+                .unwrap_or_else(|e| panic!("format {name}: {e:?}"));
+        assert_eq!(o.format.map(Format::as_str).unwrap_or("auto"), *name);
+    }
+    assert_eq!(
+        err_path(json!({ "contextWindow": 10_000, "format": "langchain-js" })),
+        "format"
+    );
+}

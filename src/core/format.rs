@@ -19,7 +19,11 @@ pub enum Format {
 }
 
 impl Format {
-    /// The name as the API spells it (`"ai-sdk"`, `"openai"`, `"anthropic"`, `"pi"`).
+    /// Every value the `format` option takes: `"auto"` and each format's name.
+    pub const OPTION_NAMES: &'static [&'static str] =
+        &["auto", "ai-sdk", "openai", "anthropic", "pi", "langchain"];
+
+    /// The name as the API spells it (`"ai-sdk"`, `"openai"`, `"anthropic"`, `"pi"`, `"langchain"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Format::AiSdk => "ai-sdk",

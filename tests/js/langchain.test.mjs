@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, isBaseMessage } from "@langchain/core/messages";
-import { CompactionError, Compactor as PlainCompactor, convertMessages, validateMessages } from "context-compaction";
+import { CompactionError, Compactor as PlainCompactor, Session, convertMessages, validateMessages } from "context-compaction";
 import { Compactor, toBaseMessages, trimMessages } from "context-compaction/langchain";
 
 import { SUMMARY_MARK, budget, compactorOptions, fakeSummarize, loadSession, newStats } from "./replay.mjs";
@@ -223,4 +223,14 @@ test("createAgent with compactionMiddleware over the long real session: every mo
   assert.ok(stats.afterEvents >= 2, `${stats.afterEvents} compactions`);
   assert.ok(stats.maxTokens <= budget, `every call fits the window (largest ${stats.maxTokens} tokens)`);
   assert.ok(messages.some((m) => m instanceof HumanMessage && m.content.includes(SUMMARY_MARK)), "the agent's state carries the summary");
+});
+
+test('format "langchain" is an option value of Compactor and Session, not only detected', () => {
+  const messages = [new SystemMessage("Be brief."), new HumanMessage("hello"), new AIMessage("hi")];
+  const compactor = new PlainCompactor({ contextWindow: 10_000, format: "langchain", summarize: "extractive" });
+  assert.equal(compactor.estimate(messages).perMessage.length, 3);
+  const session = new Session({ contextWindow: 10_000, format: "langchain", summarize: "extractive" });
+  for (const m of messages) session.append(m);
+  assert.equal(session.render().format, "langchain");
+  assert.throws(() => new PlainCompactor({ contextWindow: 10_000, format: "langchain-js", summarize: "extractive" }), (e) => e instanceof CompactionError && e.code === "INVALID_OPTIONS" && e.path === "format");
 });

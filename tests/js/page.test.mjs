@@ -29,7 +29,7 @@ async function openPage(url, ready) {
 test("www page renders exact and estimated counts equal to Node's", async () => {
   const server = await serve(root);
   try {
-    const page = await openPage(`${server.url}/www/index.html`, () => document.body.dataset.ready);
+    const page = await openPage(`${server.url}/www/counter.html`, () => document.body.dataset.ready);
     assert.equal(await page.textContent("#status"), "ready");
     const text = await page.inputValue("#text");
     const cell = (name) => page.textContent(`tr[data-tokenizer="${name}"] td:last-child`);

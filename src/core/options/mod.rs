@@ -146,7 +146,7 @@ pub fn parse(value: &Value) -> Result<Options> {
             None => Tokenizer::Heuristic,
         },
     };
-    let format = match r.choice("format", &["auto", "ai-sdk", "openai", "anthropic", "pi"])? {
+    let format = match r.choice("format", Format::OPTION_NAMES)? {
         Some(name) => Format::parse(name)?,
         None => None,
     };

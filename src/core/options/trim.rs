@@ -41,10 +41,7 @@ pub fn parse_trim(value: &Value) -> Result<(TrimOptions, Tokenizer, Option<Forma
         Some("heuristic") | None => Tokenizer::Heuristic,
         Some(name) => Tokenizer::Exact(EncodingName::parse(name, "tokenizer")?),
     };
-    let format = match r.choice(
-        "format",
-        &["auto", "ai-sdk", "openai", "anthropic", "pi", "langchain"],
-    )? {
+    let format = match r.choice("format", Format::OPTION_NAMES)? {
         Some(name) => Format::parse(name)?,
         None => None,
     };

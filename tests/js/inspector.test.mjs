@@ -1,0 +1,270 @@
+// The www/ inspector in headless Chromium matches the package's own estimate and plan, compacts and undoes, reports bad lines, stays responsive on 10 MB, and auto-compacts in chat mode.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createServer } from "node:http";
+import { Compactor, importSession } from "context-compaction";
+import { serve, launchChromium } from "./serve.mjs";
+import { root } from "./pack.mjs";
+
+const shots = join(root, "tests/.tmp/screenshots");
+mkdirSync(shots, { recursive: true });
+const sampleText = readFileSync(join(root, "www/sample/claude-code-tool-heavy.jsonl"), "utf8");
+// The page's defaults (www/index.html).
+const defaults = { contextWindow: 3000, reserveTokens: 500, trigger: { fraction: 0.8 } };
+const T = { timeout: 30_000 };
+
+let browser, server;
+before(async () => {
+  [browser, server] = await Promise.all([launchChromium(), serve(root)]);
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e));
+  await page.goto(`${server.url}/www/index.html`);
+  await page.waitForFunction(() => document.body.dataset.ready, undefined, T);
+  return { page, errors };
+}
+
+const state = (page, states) =>
+  page.waitForFunction((s) => s.includes(document.body.dataset.state), states, T);
+
+async function loadSample(page) {
+  await page.click("#sample");
+  await state(page, ["loaded", "error"]);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), "loaded", await page.textContent("#status"));
+}
+
+const firstKept = (page) => page.$eval("#timeline", (t) => Number(t.dataset.firstKept));
+
+test("the sample's blocks and token numbers are the package's estimate", async () => {
+  const { page, errors } = await open();
+  await loadSample(page);
+  const { messages } = importSession(sampleText, "claude-code");
+  const compactor = new Compactor({ ...defaults, summarize: "extractive" });
+  const estimate = compactor.estimate(messages);
+  const blocks = await page.$$eval("#timeline .msg", (ms) => ms.map((m) => ({ kind: m.dataset.kind, tokens: Number(m.dataset.tokens) })));
+  assert.equal(blocks.length, messages.length);
+  assert.deepEqual(blocks.map((b) => b.tokens), estimate.perMessage);
+  assert.equal(Number(await page.getAttribute("#gauge", "data-total")), estimate.total);
+  assert.equal(Number(await page.getAttribute("#gauge", "data-tokens")), compactor.check(messages).tokens);
+  const chart = await page.$$eval("#chart .bar", (bs) => Object.fromEntries(bs.map((b) => [b.dataset.kind, Number(b.querySelector(".v").textContent.replace(/,/g, ""))])));
+  for (const [kind, value] of Object.entries(chart)) assert.equal(value, estimate.byKind[kind], kind);
+  const kinds = new Set(blocks.map((b) => b.kind));
+  for (const k of ["user", "tool-call", "tool-result"]) assert.ok(kinds.has(k), k);
+  assert.equal(await firstKept(page), compactor.plan(messages).kept[0]);
+  await page.screenshot({ path: join(shots, "1-sample.png") });
+
+  // A Claude Code subagent transcript (every line a sidechain) loads the same way.
+  const sidechain = sampleText
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const entry = JSON.parse(line);
+      if ("isSidechain" in entry) Object.assign(entry, { isSidechain: true, agentId: "a1b2c3" });
+      return JSON.stringify(entry);
+    })
+    .join("\n");
+  await page.setInputFiles("#file", { name: "agent-a1b2c3.jsonl", mimeType: "text/plain", buffer: Buffer.from(sidechain) });
+  await page.waitForFunction(() => /^agent-a1b2c3\.jsonl: claude-code session/.test(document.getElementById("status").textContent), undefined, T);
+  assert.equal(Number(await page.getAttribute("#timeline", "data-count")), importSession(sidechain, "claude-code").messages.length);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("changing the window moves the planned cut as the package's plan does", async () => {
+  const { page, errors } = await open();
+  await loadSample(page);
+  const { messages } = importSession(sampleText, "claude-code");
+  const planAt = (contextWindow) => new Compactor({ ...defaults, contextWindow, summarize: "extractive" }).plan(messages);
+  const before = await firstKept(page);
+  assert.equal(before, planAt(3000).kept[0]);
+  const expected = planAt(8000).kept[0];
+  assert.notEqual(expected, before, "the fixture's cut moves between these windows");
+  await page.fill("#window", "8000");
+  await page.waitForFunction((n) => Number(document.getElementById("timeline").dataset.firstKept) === n, expected, T);
+  await page.screenshot({ path: join(shots, "2-window-8000.png") });
+
+  // An exact tokenizer: the rank table loads in the worker and the counts follow.
+  const exact = new Compactor({ ...defaults, contextWindow: 8000, tokenizer: "o200k_base", summarize: "extractive" }).estimate(messages);
+  await page.selectOption("#tokenizer", "o200k_base");
+  await page.waitForFunction((t) => Number(document.getElementById("gauge").dataset.total) === t, exact.total, T);
+  const tokens = await page.$$eval("#timeline .msg", (ms) => ms.map((m) => Number(m.dataset.tokens)));
+  assert.deepEqual(tokens, exact.perMessage);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("extractive compaction shrinks the context and shows the summary; undo restores it", async () => {
+  const { page, errors } = await open();
+  await loadSample(page);
+  const count = await page.$$eval("#timeline .msg", (m) => m.length);
+  await page.click("#compact");
+  await state(page, ["compacted", "error"]);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), "compacted", await page.textContent("#status"));
+  const before = Number(await page.getAttribute("#saved", "data-before"));
+  const after = Number(await page.getAttribute("#saved", "data-after"));
+  assert.ok(after < before, `${after} < ${before}`);
+  assert.ok((await page.$$("#timeline .msg[data-kind=summary]")).length >= 1);
+  assert.match(await page.textContent("#summary-text"), /\S/);
+  assert.ok((await page.$$eval("#timeline .msg", (m) => m.length)) < count);
+  await page.screenshot({ path: join(shots, "3-compacted.png"), fullPage: false });
+
+  const download = page.waitForEvent("download", T);
+  await page.click("#export");
+  const jsonl = readFileSync(await (await download).path(), "utf8");
+  assert.match(jsonl.split("\n")[0], /"type":"session"/);
+  assert.match(jsonl, /"type":"compaction"/);
+
+  await page.click("#undo");
+  await state(page, ["loaded"]);
+  assert.equal(await page.$$eval("#timeline .msg", (m) => m.length), count);
+  assert.equal(await page.$$eval("#timeline .msg[data-kind=summary]", (m) => m.length), 0);
+  await page.screenshot({ path: join(shots, "4-undone.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an OpenAI-compatible endpoint writes the summary, with the custom instructions", async () => {
+  const requests = [];
+  const api = createServer((req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "content-type, authorization" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      requests.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
+      res.writeHead(200, { ...cors, "content-type": "application/json" });
+      res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "The user started Phoenix and debugged xterm.js scrolling." } }] }));
+    });
+  });
+  await new Promise((r) => api.listen(0, "127.0.0.1", r));
+  const { page, errors } = await open();
+  try {
+    await loadSample(page);
+    await page.selectOption("#summarizer", "openai");
+    await page.fill("#api-url", `http://127.0.0.1:${api.address().port}/v1`);
+    await page.fill("#api-key", "sk-test");
+    await page.fill("#api-model", "tiny-model");
+    await page.fill("#instructions", "Focus on the terminal bug");
+    await page.click("#compact");
+    await state(page, ["compacted", "error"]);
+    assert.equal(await page.evaluate(() => document.body.dataset.state), "compacted", await page.textContent("#status"));
+    assert.match(await page.textContent("#summary-text"), /debugged xterm\.js scrolling/);
+    assert.ok(requests.length >= 1);
+    assert.equal(requests[0].url, "/v1/chat/completions");
+    assert.equal(requests[0].auth, "Bearer sk-test");
+    assert.equal(requests[0].body.model, "tiny-model");
+    assert.match(JSON.stringify(requests[0].body.messages), /Focus on the terminal bug/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await new Promise((r) => api.close(r));
+  }
+});
+
+test("a malformed file shows an error naming its line", async () => {
+  const { page, errors } = await open();
+  const bad = '{"type":"session","id":"x","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}\n{"type":"message", oops}\n';
+  await page.setInputFiles("#file", { name: "broken.jsonl", mimeType: "text/plain", buffer: Buffer.from(bad) });
+  await state(page, ["error"]);
+  const status = await page.textContent("#status");
+  assert.match(status, /broken\.jsonl/);
+  assert.match(status, /line 2/);
+  assert.match(status, /not valid JSON/);
+  await page.screenshot({ path: join(shots, "5-error.png") });
+
+  // A JSON array that does not parse names its line too.
+  await page.setInputFiles("#file", { name: "broken.json", mimeType: "application/json", buffer: Buffer.from('[\n{"role":"user","content":"hi"},\n{"role":\n') });
+  await page.waitForFunction(() => /broken\.json:/.test(document.getElementById("status").textContent), undefined, T);
+  assert.match(await page.textContent("#status"), /line \d/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+function bigSession() {
+  const messages = [];
+  const filler = "The quick brown fox reads src/lib.rs and runs cargo test; ".repeat(14);
+  let size = 0;
+  for (let i = 0; size < 10_000_000; i++) {
+    const id = `call_${i}`;
+    const turn = [
+      { role: "user", content: `Step ${i}: ${filler}` },
+      { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: `src/f${i}.rs` }) } }] },
+      { role: "tool", tool_call_id: id, content: `fn f${i}() {}\n${filler}${filler}` },
+      { role: "assistant", content: `Done with step ${i}. ${filler}` },
+    ];
+    for (const m of turn) size += JSON.stringify(m).length;
+    messages.push(...turn);
+  }
+  return messages;
+}
+
+test("a 10 MB session loads in the worker without blocking the page for 200 ms", { timeout: 90_000 }, async () => {
+  const { page, errors } = await open();
+  const messages = bigSession();
+  const buffer = Buffer.from(JSON.stringify(messages));
+  assert.ok(buffer.length >= 10_000_000);
+  // Served, then dropped on the page as a File (setInputFiles would push 10 MB through the
+  // DevTools protocol, which itself stalls the renderer).
+  mkdirSync(join(root, "tests/.tmp"), { recursive: true });
+  writeFileSync(join(root, "tests/.tmp/big.json"), buffer);
+  await page.evaluate(async () => {
+    const blob = await (await fetch("/tests/.tmp/big.json")).blob();
+    window.__bigFile = new File([blob], "big.json", { type: "application/json" });
+  });
+  await page.evaluate(() => {
+    window.__maxGap = 0;
+    let last = performance.now();
+    window.__monitor = setInterval(() => {
+      const now = performance.now();
+      window.__maxGap = Math.max(window.__maxGap, now - last);
+      last = now;
+    }, 10);
+  });
+  const sawProgress = page.waitForFunction(() => !document.getElementById("progress").hidden, undefined, T);
+  await page.evaluate(() => {
+    const dataTransfer = new DataTransfer();
+    dataTransfer.items.add(window.__bigFile);
+    document.getElementById("drop").dispatchEvent(new DragEvent("drop", { dataTransfer, bubbles: true, cancelable: true }));
+  });
+  await sawProgress;
+  await page.waitForFunction(() => ["loaded", "error"].includes(document.body.dataset.state) && document.getElementById("timeline").dataset.complete === "true", undefined, { timeout: 60_000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.state), "loaded", await page.textContent("#status"));
+  const maxGap = await page.evaluate(() => (clearInterval(window.__monitor), window.__maxGap));
+  assert.equal(Number(await page.getAttribute("#timeline", "data-count")), messages.length);
+  assert.ok(maxGap < 200, `the main thread was blocked for ${Math.round(maxGap)} ms`);
+  await page.screenshot({ path: join(shots, "6-large.png") });
+  // The timeline is virtualized: scrolling to the end draws the last message.
+  await page.$eval("#main", (m) => (m.scrollTop = m.scrollHeight));
+  await page.waitForSelector(`#timeline .msg[data-index="${messages.length - 1}"]`, T);
+  await page.screenshot({ path: join(shots, "6-large-end.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("chat mode: the scripted agent's session compacts itself live", async () => {
+  const { page, errors } = await open();
+  await page.click("#chat-toggle");
+  await page.waitForSelector("#chat:not([hidden])", T);
+  for (const text of ["Fix the parser", "Now add tests for the tokenizer", "Refactor the session loader", "Check the CLI flags", "Run the whole suite"]) {
+    const entries = await page.evaluate(() => document.getElementById("status").textContent);
+    await page.fill("#chat-input", text);
+    await page.press("#chat-input", "Enter");
+    await page.waitForFunction((e) => document.getElementById("status").textContent !== e, entries, T);
+  }
+  const compactions = Number(await page.getAttribute("#chat", "data-compactions"));
+  assert.ok(compactions >= 1, `compactions: ${compactions}`);
+  assert.ok((await page.$$("#timeline .msg[data-kind=summary]")).length >= 1);
+  assert.ok((await page.$$("#timeline .msg[data-kind=tool-call]")).length >= 1);
+  await page.screenshot({ path: join(shots, "7-chat.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

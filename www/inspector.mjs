@@ -1,0 +1,450 @@
+// The inspector page: UI on the main thread, every package call in a module worker (worker.mjs).
+const $ = (id) => document.getElementById(id);
+const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
+let nextId = 1;
+const pending = new Map();
+worker.onmessage = ({ data }) => {
+  const p = pending.get(data.id);
+  if (!p) return;
+  if (data.progress) return p.onProgress?.(data.progress);
+  pending.delete(data.id);
+  data.ok ? p.resolve(data.result) : p.reject(data.error);
+};
+function call(type, payload = {}, onProgress) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onProgress });
+    worker.postMessage({ id, type, ...payload });
+  });
+}
+
+const KINDS = ["user", "assistant", "tool-call", "tool-result", "reasoning", "summary", "system"];
+const BYKIND = [
+  ["text", "text"],
+  ["toolCalls", "tool calls"],
+  ["toolResults", "tool results"],
+  ["reasoning", "reasoning"],
+  ["images", "images"],
+  ["system", "system"],
+];
+const fmt = (n) => Number(n ?? 0).toLocaleString("en-US");
+let current = null; // the latest view from the worker
+let chatMode = false;
+let renderToken = 0;
+
+function options() {
+  const num = (id) => ($(id).value === "" ? undefined : Number($(id).value));
+  return {
+    preset: $("preset").value || undefined,
+    model: $("model").value.trim() || undefined,
+    contextWindow: num("window"),
+    reserveTokens: num("reserve"),
+    keepRecentTokens: num("keep"),
+    triggerFraction: num("fraction"),
+    tokenizer: $("tokenizer").value,
+  };
+}
+
+function setStatus(text, kind = "") {
+  $("status").textContent = text;
+  $("status").className = `status ${kind}`;
+}
+
+function showError(error, context) {
+  const where = error.path && !String(error.message).startsWith(error.path) ? ` at ${error.path}` : "";
+  setStatus(`${context}: ${error.code ? `${error.code}${where}: ` : ""}${error.message}`, "error");
+  document.body.dataset.state = "error";
+}
+
+function showProgress(p) {
+  $("progress").hidden = !p;
+  if (p) {
+    $("progress-fill").style.width = `${Math.round(p.fraction * 100)}%`;
+    setStatus(`${p.phase}…`);
+  }
+}
+
+// ---- loading ---------------------------------------------------------------------------------
+
+async function load(payload, name) {
+  document.body.dataset.state = "loading";
+  chatMode && toggleChat(false);
+  $("summary-panel").hidden = true;
+  showProgress({ phase: "reading", fraction: 0.01 });
+  try {
+    const view = await call("load", { ...payload, name, options: options() }, showProgress);
+    current = view;
+    await renderAll(view);
+    const kind = view.fileFormat === "json" ? "JSON messages" : `${view.fileFormat} session`;
+    const extra = view.history !== view.rows.length ? ` (${fmt(view.history)} in the file, ${view.compactions} recorded compactions)` : "";
+    setStatus(`${name}: ${kind}, ${fmt(view.rows.length)} messages${extra}`);
+    document.body.dataset.state = "loaded";
+  } catch (error) {
+    showError(error, `Could not load ${name}`);
+  } finally {
+    showProgress(null);
+  }
+}
+
+$("file").addEventListener("change", () => {
+  const file = $("file").files[0];
+  if (file) load({ file }, file.name);
+  $("file").value = "";
+});
+$("sample").addEventListener("click", async () => {
+  const res = await fetch(new URL("./sample/claude-code-tool-heavy.jsonl", import.meta.url));
+  load({ text: await res.text() }, "claude-code-tool-heavy.jsonl");
+});
+for (const type of ["dragenter", "dragover"])
+  document.addEventListener(type, (e) => {
+    e.preventDefault();
+    document.body.classList.add("dragging");
+  });
+document.addEventListener("dragleave", (e) => {
+  if (!e.relatedTarget) document.body.classList.remove("dragging");
+});
+document.addEventListener("drop", (e) => {
+  e.preventDefault();
+  document.body.classList.remove("dragging");
+  const file = e.dataTransfer.files[0];
+  if (file) load({ file }, file.name);
+});
+
+// ---- rendering -------------------------------------------------------------------------------
+
+function planRoles(plan, n) {
+  const roles = new Array(n).fill("");
+  const mark = (list, role) => {
+    for (const i of list ?? []) {
+      const index = typeof i === "number" ? i : i?.index ?? i?.message;
+      if (index != null && index < n) roles[index] = role;
+    }
+  };
+  mark(plan.kept, "kept");
+  mark(plan.summarize, "summarize");
+  mark(plan.turnPrefix, "turn-prefix");
+  mark(plan.pinned, "pinned");
+  mark(plan.dropped, "dropped");
+  mark(plan.system, "system");
+  const pruned = new Set((plan.pruned ?? []).map((p) => (typeof p === "number" ? p : p?.index ?? p?.message)));
+  return { roles, pruned };
+}
+
+function firstKept(plan) {
+  return plan.kept?.length ? Math.min(...plan.kept.slice(0, 1)) : -1;
+}
+
+function block(row, i, tokens, role, pruned) {
+  const li = document.createElement("li");
+  li.className = `msg k-${row.kind}${row.turnStart ? " turn" : ""}${pruned ? " pruned" : ""}`;
+  li.dataset.index = i;
+  li.dataset.kind = row.kind;
+  li.dataset.tokens = tokens;
+  li.dataset.plan = role;
+  li.style.top = `${rowTop(i)}px`;
+  const head = document.createElement("div");
+  head.className = "msg-head";
+  const idx = document.createElement("span");
+  idx.className = "idx";
+  idx.textContent = `#${i}`;
+  const kind = document.createElement("span");
+  kind.className = "kind";
+  kind.textContent = row.kind.replace("-", " ");
+  const plan = document.createElement("span");
+  plan.className = "plan-tag";
+  plan.textContent = role ? role.replace("-", " ") : "";
+  const tok = document.createElement("span");
+  tok.className = "tok";
+  tok.textContent = `${fmt(tokens)} tok`;
+  head.append(idx, kind, plan);
+  if (row.turnStart) {
+    const turn = document.createElement("span");
+    turn.className = "turn-tag";
+    turn.textContent = "turn start";
+    head.append(turn);
+  }
+  head.append(tok);
+  const body = document.createElement("div");
+  body.className = "preview";
+  body.textContent = row.preview || "(empty)";
+  li.append(head, body);
+  return li;
+}
+
+// The timeline is virtualized: fixed-height rows, only those near the viewport are in the DOM.
+const ROW = 56;
+const CUT = 34;
+const OVERSCAN = 30;
+let shown = null; // { view, roles, pruned, kept }
+function rowTop(i) {
+  return i * ROW + (shown && shown.kept > 0 && i >= shown.kept ? CUT : 0);
+}
+
+function drawRows() {
+  const list = $("timeline");
+  if (!shown) return list.replaceChildren();
+  const { view, roles, pruned, kept, plan } = shown;
+  const n = view.rows.length;
+  const main = $("main");
+  const offset = list.offsetTop - main.offsetTop;
+  const top = Math.max(0, main.scrollTop - offset);
+  const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
+  const last = Math.min(n, Math.ceil((top + main.clientHeight) / ROW) + OVERSCAN);
+  const items = [];
+  for (let i = first; i < last; i++) items.push(block(view.rows[i], i, view.estimate.perMessage[i] ?? 0, roles[i] ?? "", pruned.has(i)));
+  if (kept > 0 && kept >= first && kept <= last) {
+    const cut = document.createElement("li");
+    cut.className = "cut";
+    cut.setAttribute("role", "separator");
+    cut.style.top = `${kept * ROW}px`;
+    cut.textContent = `cut: ${plan.summarize?.length ?? 0} messages summarized${plan.turnPrefix?.length ? `, ${plan.turnPrefix.length} as a split turn's prefix` : ""}${plan.dropped?.length ? `, ${plan.dropped.length} dropped` : ""}, kept from #${kept} · ${fmt(plan.tokensBefore)} → ~${fmt(plan.tokensAfter)} tokens`;
+    items.splice(kept - first, 0, cut);
+  }
+  list.replaceChildren(...items);
+}
+
+async function renderTimeline(view) {
+  renderPlan(view);
+  $("main").scrollTop = 0;
+  drawRows();
+}
+
+function renderPlan(view) {
+  const list = $("timeline");
+  const { plan } = view;
+  const n = view.rows.length;
+  const { roles, pruned } = plan.noop ? { roles: [], pruned: new Set() } : planRoles(plan, n);
+  const kept = plan.noop ? -1 : firstKept(plan);
+  shown = { view, roles, pruned, kept, plan };
+  list.dataset.count = n;
+  list.dataset.firstKept = firstKept(plan);
+  list.dataset.complete = "true";
+  list.style.height = `${n * ROW + (kept > 0 ? CUT : 0)}px`;
+  drawRows();
+}
+
+let scrollFrame = 0;
+$("main").addEventListener("scroll", () => {
+  if (scrollFrame) return;
+  scrollFrame = requestAnimationFrame(() => {
+    scrollFrame = 0;
+    drawRows();
+  });
+});
+window.addEventListener("resize", drawRows);
+
+function renderGauge(view) {
+  const { check, estimate } = view;
+  const limit = Math.max(check.threshold, 1) / (options().triggerFraction || 1);
+  const max = Math.max(limit, check.tokens, 1);
+  const pct = Math.min(100, (check.tokens / max) * 100);
+  $("gauge-fill").style.width = `${pct}%`;
+  $("gauge-fill").classList.toggle("over", check.shouldCompact);
+  $("gauge-threshold").hidden = false;
+  $("gauge-threshold").style.left = `${Math.min(100, (check.threshold / max) * 100)}%`;
+  $("gauge").setAttribute("aria-valuenow", Math.round(pct));
+  $("gauge-text").textContent = `${fmt(check.tokens)} tokens · trigger at ${fmt(check.threshold)}${check.shouldCompact ? " · compaction due" : ""}`;
+  $("gauge").dataset.tokens = check.tokens;
+  $("gauge").dataset.total = estimate.total;
+  $("gauge").title = check.reason;
+}
+
+function renderOverview(view) {
+  const { estimate, plan, check } = view;
+  $("overview").hidden = false;
+  const counts = {};
+  for (const r of view.rows) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
+  const turns = view.rows.filter((r) => r.turnStart).length;
+  const stats = [
+    ["messages", fmt(view.rows.length)],
+    ["turns", fmt(turns)],
+    ["tokens", fmt(estimate.total)],
+    ["threshold", fmt(check.threshold)],
+    ["after plan", plan.noop ? "no cut" : `~${fmt(plan.tokensAfter)}`],
+    ["format", view.format ?? view.fileFormat ?? "auto"],
+  ];
+  $("stats").replaceChildren(
+    ...stats.map(([k, v]) => {
+      const d = document.createElement("div");
+      d.className = "stat";
+      d.dataset.stat = k;
+      d.innerHTML = `<span class="stat-v"></span><span class="stat-k"></span>`;
+      d.firstChild.textContent = v;
+      d.lastChild.textContent = k;
+      return d;
+    }),
+  );
+  const total = Math.max(1, ...BYKIND.map(([k]) => estimate.byKind[k] ?? 0));
+  $("chart").replaceChildren(
+    ...BYKIND.map(([k, label]) => {
+      const row = document.createElement("div");
+      row.className = `bar b-${k}`;
+      row.dataset.kind = k;
+      const name = document.createElement("span");
+      name.textContent = label;
+      const track = document.createElement("span");
+      track.className = "track";
+      const fill = document.createElement("span");
+      fill.className = "fill";
+      fill.style.width = `${((estimate.byKind[k] ?? 0) / total) * 100}%`;
+      track.append(fill);
+      const value = document.createElement("span");
+      value.className = "v";
+      value.textContent = fmt(estimate.byKind[k]);
+      row.append(name, track, value);
+      return row;
+    }),
+  );
+  $("legend").replaceChildren(
+    ...KINDS.filter((k) => counts[k]).map((k) => {
+      const s = document.createElement("span");
+      s.className = `chip k-${k}`;
+      s.textContent = `${k.replace("-", " ")} ${counts[k]}`;
+      return s;
+    }),
+  );
+}
+
+async function renderAll(view) {
+  renderGauge(view);
+  renderOverview(view);
+  await renderTimeline(view);
+  $("compact").disabled = chatMode;
+  $("export").disabled = chatMode;
+  $("undo").disabled = chatMode || !view.canUndo;
+}
+
+// ---- live plan -------------------------------------------------------------------------------
+
+let analyzeSeq = 0;
+async function reanalyze() {
+  if (!current || chatMode) return;
+  const seq = ++analyzeSeq;
+  try {
+    const analysis = await call("analyze", { options: options() });
+    if (seq !== analyzeSeq || !analysis) return;
+    current = { ...current, ...analysis };
+    renderGauge(current);
+    renderOverview(current);
+    renderPlan(current);
+    if (document.body.dataset.state === "error") document.body.dataset.state = "loaded";
+    setStatus(current.check.reason);
+  } catch (error) {
+    if (seq === analyzeSeq) showError(error, "Options");
+  }
+}
+let debounce;
+$("controls").addEventListener("input", (e) => {
+  if (e.target.closest("#openai") || e.target.id === "instructions" || e.target.id === "summarizer") return;
+  clearTimeout(debounce);
+  debounce = setTimeout(reanalyze, 120);
+});
+$("summarizer").addEventListener("change", () => ($("openai").hidden = $("summarizer").value !== "openai"));
+
+// ---- compaction ------------------------------------------------------------------------------
+
+$("compact").addEventListener("click", async () => {
+  const summarizer =
+    $("summarizer").value === "openai"
+      ? { kind: "openai", url: $("api-url").value, key: $("api-key").value, model: $("api-model").value }
+      : { kind: "extractive" };
+  $("compact").disabled = true;
+  document.body.dataset.state = "compacting";
+  try {
+    const view = await call(
+      "compact",
+      { options: options(), summarizer, instructions: $("instructions").value },
+      showProgress,
+    );
+    current = { ...current, ...view };
+    await renderAll(current);
+    const c = view.compaction;
+    $("summary-panel").hidden = false;
+    $("saved").textContent = `${fmt(c.tokensBefore)} → ${fmt(c.tokensAfter)} tokens: ${fmt(c.tokensBefore - c.tokensAfter)} saved (${Math.round((1 - c.tokensAfter / Math.max(1, c.tokensBefore)) * 100)}%), round ${c.round}.${c.warnings.length ? ` Warnings: ${c.warnings.join("; ")}` : ""}`;
+    $("saved").dataset.before = c.tokensBefore;
+    $("saved").dataset.after = c.tokensAfter;
+    $("summary-text").textContent = c.summary;
+    setStatus(`compacted: ${fmt(view.rows.length)} messages in the rendered context`);
+    document.body.dataset.state = "compacted";
+  } catch (error) {
+    showError(error, "Compaction failed");
+  } finally {
+    showProgress(null);
+    $("compact").disabled = chatMode || !current;
+  }
+});
+
+$("undo").addEventListener("click", async () => {
+  try {
+    const view = await call("undo", { options: options() });
+    current = { ...current, ...view };
+    $("summary-panel").hidden = true;
+    await renderAll(current);
+    setStatus(`undone: ${fmt(view.rows.length)} messages`);
+    document.body.dataset.state = "loaded";
+  } catch (error) {
+    showError(error, "Undo");
+  }
+});
+
+$("export").addEventListener("click", async () => {
+  try {
+    const { text, name } = await call("exportJsonl", { options: options() });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "application/jsonl" }));
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  } catch (error) {
+    showError(error, "Export");
+  }
+});
+
+// ---- chat mode -------------------------------------------------------------------------------
+
+async function toggleChat(on = !chatMode) {
+  chatMode = on;
+  $("chat-toggle").setAttribute("aria-pressed", String(on));
+  $("chat").hidden = !on;
+  $("drop").hidden = on;
+  $("summary-panel").hidden = true;
+  for (const id of ["compact", "export", "undo"]) $(id).disabled = on || !current;
+  if (on) {
+    const view = await call("chatStart");
+    await renderChat(view);
+    $("chat-input").focus();
+  } else if (current) {
+    await renderAll(current);
+  } else {
+    shown = null;
+    $("timeline").style.height = "0";
+    $("timeline").replaceChildren();
+    $("overview").hidden = true;
+  }
+}
+async function renderChat(view) {
+  renderGauge(view);
+  renderOverview(view);
+  await renderTimeline(view);
+  $("chat").dataset.compactions = view.compactions;
+  setStatus(`chat: ${view.entries} log entries, ${view.compactions} compaction${view.compactions === 1 ? "" : "s"} so far`);
+  $("main").scrollTop = $("main").scrollHeight;
+}
+$("chat-toggle").addEventListener("click", () => toggleChat());
+$("chat-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const text = $("chat-input").value.trim();
+  if (!text) return;
+  $("chat-input").value = "";
+  try {
+    await renderChat(await call("chatSend", { text }));
+  } catch (error) {
+    showError(error, "Chat");
+  }
+});
+
+// ---- start -----------------------------------------------------------------------------------
+setStatus("ready: open a file, drop one here, or load the sample");
+document.body.dataset.ready = "true";
