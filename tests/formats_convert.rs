@@ -35,16 +35,8 @@ fn conversation(messages: &[Message]) -> (Vec<Value>, Vec<(String, String)>, Str
     let mut text = String::new();
     for m in messages {
         // Formats whose content is one string join a message's texts with a newline.
-        let texts: Vec<&str> = m
-            .parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
-        if !texts.is_empty() {
-            text.push_str(&texts.join("\n"));
+        if m.parts.iter().any(|p| matches!(p, Part::Text { .. })) {
+            text.push_str(&m.plain_text());
             text.push('\u{1}');
         }
         for p in &m.parts {
