@@ -28,6 +28,7 @@ const BYKIND = [
   ["system", "system"],
 ];
 const fmt = (n) => Number(n ?? 0).toLocaleString("en-US");
+const plural = (n, word) => `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
 let current = null; // the latest view from the worker
 let chatMode = false;
 let renderToken = 0;
@@ -136,7 +137,8 @@ function firstKept(plan) {
 
 function block(row, i, tokens, role, pruned) {
   const li = document.createElement("li");
-  li.className = `msg k-${row.kind}${row.turnStart ? " turn" : ""}${pruned ? " pruned" : ""}`;
+  li.className = `msg k-${row.kind}${row.turnStart ? " turn" : ""}${pruned ? " pruned" : ""}${i === active ? " active" : ""}`;
+  if (i === active) li.id = "msg-active";
   li.dataset.index = i;
   li.dataset.kind = row.kind;
   li.dataset.tokens = tokens;
@@ -176,6 +178,7 @@ const ROW = 56;
 const CUT = 34;
 const OVERSCAN = 30;
 let shown = null; // { view, roles, pruned, kept }
+let active = -1; // the selected message (keyboard or click), or -1
 function rowTop(i) {
   return i * ROW + (shown && shown.kept > 0 && i >= shown.kept ? CUT : 0);
 }
@@ -197,13 +200,72 @@ function drawRows() {
     cut.className = "cut";
     cut.setAttribute("role", "separator");
     cut.style.top = `${kept * ROW}px`;
-    cut.textContent = `cut: ${plan.summarize?.length ?? 0} messages summarized${plan.turnPrefix?.length ? `, ${plan.turnPrefix.length} as a split turn's prefix` : ""}${plan.dropped?.length ? `, ${plan.dropped.length} dropped` : ""}, kept from #${kept} · ${fmt(plan.tokensBefore)} → ~${fmt(plan.tokensAfter)} tokens`;
+    cut.textContent = `cut: ${plural(plan.summarize?.length ?? 0, "message")} summarized${plan.turnPrefix?.length ? `, ${plan.turnPrefix.length} as a split turn's prefix` : ""}${plan.dropped?.length ? `, ${plan.dropped.length} dropped` : ""}, kept from #${kept} · ${fmt(plan.tokensBefore)} → ~${fmt(plan.tokensAfter)} tokens`;
     items.splice(kept - first, 0, cut);
   }
   list.replaceChildren(...items);
+  if (active >= 0 && active < n) list.setAttribute("aria-activedescendant", "msg-active");
+  else list.removeAttribute("aria-activedescendant");
 }
 
+// ---- keyboard and details ----------------------------------------------------------------------
+
+
+/** Selects message `i` (clamped) and scrolls it into view. */
+function select(i) {
+  if (!shown) return;
+  const n = shown.view.rows.length;
+  if (!n) return;
+  active = Math.max(0, Math.min(n - 1, i));
+  const main = $("main");
+  const offset = $("timeline").offsetTop - main.offsetTop;
+  const top = offset + rowTop(active);
+  if (top < main.scrollTop) main.scrollTop = top - 8;
+  else if (top + ROW > main.scrollTop + main.clientHeight) main.scrollTop = top + ROW - main.clientHeight + 8;
+  drawRows();
+  const row = shown.view.rows[active];
+  setStatus(`message #${active}: ${row.kind.replace("-", " ")}, ${fmt(shown.view.estimate.perMessage[active] ?? 0)} tokens${shown.roles[active] ? `, ${shown.roles[active].replace("-", " ")}` : ""}`);
+}
+
+/** Opens the dialog with message `i` as the package renders it. */
+async function openDetail(i) {
+  if (!shown || i < 0) return;
+  try {
+    const { json, truncated } = await call("message", { index: i, chat: chatMode });
+    const row = shown.view.rows[i];
+    $("detail-title").textContent = `Message #${i}: ${row.kind.replace("-", " ")}`;
+    $("detail-meta").textContent = `${fmt(shown.view.estimate.perMessage[i] ?? 0)} tokens${shown.roles[i] ? ` · ${shown.roles[i].replace("-", " ")}` : ""}${row.turnStart ? " · starts a turn" : ""}${truncated ? " · shown up to 200,000 characters" : ""}`;
+    $("detail-text").textContent = json;
+    $("detail").showModal();
+  } catch (error) {
+    showError(error, "Message");
+  }
+}
+
+const KEYS = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: 10, PageUp: -10 };
+$("timeline").addEventListener("keydown", (e) => {
+  if (!shown || e.altKey || e.ctrlKey || e.metaKey) return;
+  const n = shown.view.rows.length;
+  if (e.key in KEYS) select(active < 0 ? 0 : active + KEYS[e.key]);
+  else if (e.key === "Home") select(0);
+  else if (e.key === "End") select(n - 1);
+  else if ((e.key === "Enter" || e.key === " ") && active >= 0) openDetail(active);
+  else return;
+  e.preventDefault();
+});
+$("timeline").addEventListener("focus", () => {
+  if (shown && active < 0) select(0);
+});
+$("timeline").addEventListener("click", (e) => {
+  const li = e.target.closest(".msg");
+  if (!li) return;
+  select(Number(li.dataset.index));
+  openDetail(active);
+});
+$("detail").addEventListener("close", () => $("timeline").focus());
+
 async function renderTimeline(view) {
+  active = -1;
   renderPlan(view);
   $("main").scrollTop = 0;
   drawRows();
@@ -220,6 +282,8 @@ function renderPlan(view) {
   list.dataset.firstKept = firstKept(plan);
   list.dataset.complete = "true";
   list.style.height = `${n * ROW + (kept > 0 ? CUT : 0)}px`;
+  if (active >= n) active = n - 1;
+  $("timeline-help").hidden = n === 0;
   drawRows();
 }
 
@@ -246,6 +310,7 @@ function renderGauge(view) {
   $("gauge-text").textContent = `${fmt(check.tokens)} tokens · trigger at ${fmt(check.threshold)}${check.shouldCompact ? " · compaction due" : ""}`;
   $("gauge").dataset.tokens = check.tokens;
   $("gauge").dataset.total = estimate.total;
+  $("gauge").dataset.threshold = check.threshold;
   $("gauge").title = check.reason;
 }
 
@@ -380,7 +445,7 @@ $("undo").addEventListener("click", async () => {
     current = { ...current, ...view };
     $("summary-panel").hidden = true;
     await renderAll(current);
-    setStatus(`undone: ${fmt(view.rows.length)} messages`);
+    setStatus(`undone: the session branched at entry ${view.branchedAt}, ${fmt(view.rows.length)} messages live`);
     document.body.dataset.state = "loaded";
   } catch (error) {
     showError(error, "Undo");
@@ -412,7 +477,7 @@ async function toggleChat(on = !chatMode) {
   $("summary-panel").hidden = true;
   for (const id of ["compact", "export", "undo"]) $(id).disabled = on || !current;
   if (on) {
-    const view = await call("chatStart");
+    const view = await call("chatStart", { options: options() });
     await renderChat(view);
     $("chat-input").focus();
   } else if (current) {

@@ -4,6 +4,8 @@ import { init, loadEncoding, importSession, Compactor, Session } from "../js/web
 
 const ready = init();
 let state = null; // { messages, rows, format, source: { kind, text, fileFormat }, session }
+// Compactions that can be undone, newest last: `{ entryId, compactionCount }`. Undo branches the
+// session just before the compaction entry (Session.branch), so the log records it.
 const undo = [];
 let chat = null;
 
@@ -264,7 +266,8 @@ const handlers = {
     const result = await session.compact({ force: true, instructions: instructions || undefined });
     if (!result.compacted) throw new Error(result.warnings?.join("; ") || "nothing to compact");
     const rendered = session.render({ cacheControl: false });
-    undo.push({ ...state });
+    undo.push({ entryId: result.entryId, compactionCount: state.compactionCount });
+    state.session?.free?.();
     state = {
       ...state,
       messages: rendered.messages,
@@ -287,9 +290,35 @@ const handlers = {
   },
 
   async undo({ options: opts }) {
-    if (!undo.length) throw new Error("nothing to undo");
-    state = undo.pop();
-    return view(analyze(state.messages, opts));
+    const last = undo.pop();
+    if (!last || !state?.session) throw new Error("nothing to undo");
+    // Branch at the entry before the compaction: every message of that time is back verbatim,
+    // and the branched log ends with a `branch` entry saying where it came from.
+    const entries = state.session.entries();
+    const at = entries.findIndex((e) => e.id === last.entryId);
+    const before = at > 0 ? entries[at - 1] : null;
+    if (!before) throw new Error("the compaction to undo is not in the session");
+    const branched = state.session.branch(before.id);
+    state.session.free?.();
+    const rendered = branched.render({ cacheControl: false });
+    state = {
+      ...state,
+      session: branched,
+      messages: rendered.messages,
+      rows: rendered.messages.map(describe),
+      compactionCount: last.compactionCount,
+    };
+    return view({ ...analyze(state.messages, opts), branchedAt: before.id });
+  },
+
+  /** Message `index` of what the timeline shows, as JSON (long ones cut at 200,000 characters). */
+  async message({ index, chat: inChat }) {
+    const messages = inChat ? chat?.session.render({ cacheControl: false }).messages : state?.messages;
+    const message = messages?.[index];
+    if (message === undefined) throw new Error(`no message #${index}`);
+    const json = JSON.stringify(message, null, 2);
+    const LIMIT = 200_000;
+    return { json: json.length > LIMIT ? `${json.slice(0, LIMIT)}\n…` : json, truncated: json.length > LIMIT };
   },
 
   async exportJsonl({ options: opts }) {
@@ -298,24 +327,25 @@ const handlers = {
     return { text: s.toJSONL(), name: (state.source.name ?? "session").replace(/\.\w+$/, "") + ".compacted.jsonl" };
   },
 
-  async chatStart() {
+  /** A new chat session with the window, reserve and kept tokens of the controls (3,000 / 400 / 600 by default). */
+  async chatStart({ options: opts = {} } = {}) {
+    const settings = {
+      contextWindow: opts.contextWindow >= 1000 ? opts.contextWindow : 3000,
+      reserveTokens: opts.reserveTokens ?? 400,
+      keepRecentTokens: opts.keepRecentTokens ?? 600,
+      format: "ai-sdk",
+    };
     chat = {
       turn: 0,
       compactions: 0,
-      session: new Session({
-        contextWindow: 3000,
-        reserveTokens: 400,
-        keepRecentTokens: 600,
-        background: 0.6,
-        summarize: "extractive",
-        format: "ai-sdk",
-      }),
+      settings,
+      session: new Session({ ...settings, background: 0.6, summarize: "extractive" }),
     };
     return chatView();
   },
 
   async chatSend({ text }) {
-    if (!chat) await handlers.chatStart();
+    if (!chat) await handlers.chatStart({});
     const s = chat.session;
     const n = ++chat.turn;
     s.append({ role: "user", content: text });
@@ -349,7 +379,7 @@ async function prepare(s) {
 function chatView() {
   const s = chat.session;
   const r = s.render({ cacheControl: false });
-  const c = new Compactor({ contextWindow: 3000, reserveTokens: 400, keepRecentTokens: 600, summarize: "extractive", format: "ai-sdk" });
+  const c = new Compactor({ ...chat.settings, summarize: "extractive" });
   const estimate = c.estimate(r.messages);
   const plan = c.plan(r.messages);
   const check = s.check();

@@ -102,6 +102,41 @@ test("changing the window moves the planned cut as the package's plan does", asy
   await page.close();
 });
 
+test("the timeline works with the keyboard: move, open a message, close", async () => {
+  const { page, errors } = await open();
+  await loadSample(page);
+  const { messages } = importSession(sampleText, "claude-code");
+  // Tab from the controls reaches the timeline; focusing it selects the first message.
+  await page.focus("#timeline");
+  assert.equal(await page.$eval("#timeline .msg.active", (m) => Number(m.dataset.index)), 0);
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("j");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.$eval("#timeline .msg.active", (m) => Number(m.dataset.index)), 1);
+  assert.equal(await page.getAttribute("#timeline", "aria-activedescendant"), "msg-active");
+  await page.keyboard.press("End");
+  const last = messages.length - 1;
+  assert.equal(await page.$eval("#timeline .msg.active", (m) => Number(m.dataset.index)), last);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#detail[open]", T);
+  assert.deepEqual(JSON.parse(await page.textContent("#detail-text")), messages[last]);
+  assert.match(await page.textContent("#detail-title"), new RegExp(`^Message #${last}`));
+  await page.screenshot({ path: join(shots, "2b-message-detail.png") });
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => !document.getElementById("detail").open, undefined, T);
+  assert.equal(await page.evaluate(() => document.activeElement.id), "timeline");
+  await page.keyboard.press("Home");
+  assert.equal(await page.$eval("#timeline .msg.active", (m) => Number(m.dataset.index)), 0);
+  // A click opens a message too.
+  await page.click("#timeline .msg[data-index='2']");
+  await page.waitForSelector("#detail[open]", T);
+  assert.deepEqual(JSON.parse(await page.textContent("#detail-text")), messages[2]);
+  await page.click("#detail-close");
+  await page.waitForFunction(() => !document.getElementById("detail").open, undefined, T);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("extractive compaction shrinks the context and shows the summary; undo restores it", async () => {
   const { page, errors } = await open();
   await loadSample(page);
@@ -127,6 +162,14 @@ test("extractive compaction shrinks the context and shows the summary; undo rest
   await state(page, ["loaded"]);
   assert.equal(await page.$$eval("#timeline .msg", (m) => m.length), count);
   assert.equal(await page.$$eval("#timeline .msg[data-kind=summary]", (m) => m.length), 0);
+  // Undo is a branch of the session at the entry before the compaction: the exported log ends
+  // with the branch entry, and the compaction is not in it.
+  const again = page.waitForEvent("download", T);
+  await page.click("#export");
+  const branched = readFileSync(await (await again).path(), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(branched.some((e) => e.type === "compaction"), false);
+  assert.equal(branched.at(-1).type, "branch");
+  assert.equal(branched.filter((e) => e.type === "message").length, count);
   await page.screenshot({ path: join(shots, "4-undone.png") });
   assert.deepEqual(errors, []);
   await page.close();
@@ -252,8 +295,12 @@ test("a 10 MB session loads in the worker without blocking the page for 200 ms",
 
 test("chat mode: the scripted agent's session compacts itself live", async () => {
   const { page, errors } = await open();
+  // The chat session takes the window of the controls.
+  await page.fill("#window", "3500");
   await page.click("#chat-toggle");
   await page.waitForSelector("#chat:not([hidden])", T);
+  const threshold = new Compactor({ contextWindow: 3500, reserveTokens: 500, keepRecentTokens: 600, summarize: "extractive" }).check([]).threshold;
+  await page.waitForFunction((t) => Number(document.getElementById("gauge").dataset.threshold) === t, threshold, T);
   for (const text of ["Fix the parser", "Now add tests for the tokenizer", "Refactor the session loader", "Check the CLI flags", "Run the whole suite"]) {
     const entries = await page.evaluate(() => document.getElementById("status").textContent);
     await page.fill("#chat-input", text);

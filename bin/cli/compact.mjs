@@ -1,0 +1,95 @@
+// compact: a forced compaction through Session.compact, the result written as the session's JSONL
+// log (Session.toJSONL()).
+import { writeFileSync } from "node:fs";
+import { estimateTokens } from "context-compaction";
+import { CliError, EXIT } from "./errors.mjs";
+import { KIND_NAMES, loadInput, openSession } from "./load.mjs";
+import { progressBar } from "./progress.mjs";
+import { compactorOptions, describeSettings } from "./settings.mjs";
+import { summarizerFor } from "./summarizer.mjs";
+import { change, fields, num } from "./text.mjs";
+
+/**
+ * Compacts the session in `text`: `{ report, log }`, `log` the new session log. Rejects with the
+ * package's CompactionError when the summary fails (nothing is written then).
+ */
+export async function compactText(text, file, values, { stream = process.stderr } = {}) {
+  const input = loadInput(text, values.format);
+  const options = compactorOptions(values, input.kind === "messages" ? input.format : null);
+  const settings = describeSettings(values, options);
+  const { summarize, name } = summarizerFor(values);
+  const progress = progressBar(stream);
+  Object.assign(options, { summarize });
+  if (values.retries !== undefined) options.retries = values.retries;
+  if (progress.onProgress) options.onProgress = progress.onProgress;
+  const session = openSession(text, input, options);
+  try {
+    const before = session.render({ cacheControl: false }).messages.length;
+    progress.start();
+    let result;
+    try {
+      result = await session.compact({ force: true, ...(values.instructions ? { instructions: values.instructions } : {}) });
+    } finally {
+      progress.end();
+    }
+    const summary = result.summary ?? "";
+    const report = {
+      command: "compact",
+      ok: true,
+      file,
+      input: { kind: input.kind, format: input.format },
+      settings,
+      summarizer: name,
+      compacted: result.compacted,
+      warnings: result.warnings ?? [],
+      messages: { before, after: result.messages.length },
+      tokens: { before: result.tokensBefore, after: result.tokensAfter },
+      round: result.round,
+      summaryChars: summary.length,
+      summaryTokens: estimateTokens(summary),
+      entryId: result.entryId,
+      out: values.out ?? null,
+      bytes: 0,
+    };
+    const log = session.toJSONL();
+    report.bytes = Buffer.byteLength(log);
+    return { report, log };
+  } finally {
+    session.free();
+  }
+}
+
+/** Writes the log where --out says (nothing without it). */
+export function writeLog(log, out) {
+  if (out === undefined || out === null) return;
+  if (out === "-") {
+    process.stdout.write(log);
+    return;
+  }
+  try {
+    writeFileSync(out, log);
+  } catch (error) {
+    throw new CliError(`cannot write ${out}: ${error.message}`, EXIT.INPUT, { code: error.code ?? null, cause: error });
+  }
+}
+
+const UNWRITTEN = "nothing (pass --out FILE to write the session log, --out - for stdout)";
+
+/** The report as text; `unwritten` says why nothing was written without --out. */
+export function formatCompact(r, unwritten = UNWRITTEN) {
+  const head = `${r.compacted ? "compacted" : "nothing compacted in"} ${r.file} (${KIND_NAMES[r.input.kind]}, ${r.input.format} messages)`;
+  const rows = [["summarizer", r.summarizer]];
+  if (r.compacted) {
+    rows.push(
+      ["messages", `${num(r.messages.before)} → ${num(r.messages.after)} live`],
+      ["tokens", change(r.tokens.before, r.tokens.after)],
+      ["round", num(r.round)],
+      ["summary", `${num(r.summaryChars)} characters, ~${num(r.summaryTokens)} tokens`],
+    );
+  } else {
+    rows.push(["why", r.warnings.join("; ") || "nothing to compact"], ["messages", `${num(r.messages.before)} live, unchanged`]);
+  }
+  if (r.out === null) rows.push(["written", unwritten]);
+  else rows.push(["written", `${r.out === "-" ? "stdout" : r.out}: context-compaction session log, ${num(r.bytes)} bytes`]);
+  return `${head}\n${fields(rows)}`;
+}

@@ -1,0 +1,42 @@
+// demo (npm start): inspect a session, compact it with the extractive summary in memory, inspect the
+// compacted session log: before and after.
+import { isAbsolute, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compactText, formatCompact } from "./compact.mjs";
+import { CliError, EXIT } from "./errors.mjs";
+import { formatInspect, inspectInput } from "./inspect.mjs";
+import { loadInput, readInput } from "./load.mjs";
+
+/** The real Claude Code session bundled in a clone of the repository (not in the npm package). */
+export const DEMO_FILE = fileURLToPath(new URL("../../fixtures/claude-code-tool-heavy.jsonl", import.meta.url));
+/** Small enough for the bundled session (about 2,500 tokens) to be past the trigger. */
+export const DEMO_WINDOW = 3_000;
+
+export async function demo(file, values) {
+  const near = relative(process.cwd(), DEMO_FILE);
+  const path = file ?? (near.startsWith("..") || isAbsolute(near) ? DEMO_FILE : near);
+  let text;
+  try {
+    text = readInput(path);
+  } catch (error) {
+    if (file) throw error;
+    throw new CliError(`the bundled session ${path} is not here (it is in a clone of the repository, not in the npm package): pass a file`, EXIT.INPUT, { code: error.code });
+  }
+  const settings = { preset: values.preset, window: values.window ?? DEMO_WINDOW };
+  const before = inspectInput(loadInput(text), path, settings);
+  const { report, log } = await compactText(text, path, { ...settings, summarizer: "extractive" });
+  const after = inspectInput(loadInput(log), `${path} (compacted, in memory)`, settings);
+  return { command: "demo", ok: true, file: path, before, compact: report, after };
+}
+
+export function formatDemo(r) {
+  const rule = (title) => `\n=== ${title} ${"=".repeat(Math.max(3, 72 - title.length))}\n`;
+  return [
+    rule("before: context-compaction inspect").trimStart(),
+    formatInspect(r.before),
+    rule("context-compaction compact --summarizer extractive"),
+    formatCompact(r.compact, "nothing (the demo keeps the session log in memory)"),
+    rule("after: context-compaction inspect of the compacted log"),
+    formatInspect(r.after),
+  ].join("\n");
+}
