@@ -1,7 +1,7 @@
 // Reading an input file and telling what it is, by the package's own readers: importSession (pi,
-// Claude Code), Session.fromJSONL (the package's session log), Session.append (message arrays,
-// whose format the package detects). Nothing here reads messages out of a session file by itself;
-// the one JSON.parse of a line is a session log's compaction entry, for the numbers it recorded.
+// Claude Code), Session.fromJSONL and Session.entries (the package's session log), Session.append
+// (message arrays, whose format the package detects). Nothing here reads messages or entries out
+// of a session file by itself; JSON.parse only tells a JSON document from JSONL.
 import { readFileSync } from "node:fs";
 import { importSession, Session } from "context-compaction";
 import { CliError, EXIT } from "./errors.mjs";
@@ -66,24 +66,19 @@ function fromSessionLog(text) {
     const { messages, format } = session.render({ cacheControl: false });
     const entries = session.entries();
     // Line numbers of the entries as the reader counts them (blank lines skipped; the header first).
-    const lines = text.split("\n");
     const numbers = [];
-    lines.forEach((l, i) => l.trim() && numbers.push(i + 1));
+    text.split("\n").forEach((l, i) => l.trim() && numbers.push(i + 1));
     const compactions = [];
     entries.forEach((entry, i) => {
       if (entry.type !== "compaction") return;
-      const line = numbers[i + 1] ?? null;
-      // The entry's recorded numbers (the Session API has no accessor for them): its own line,
-      // already validated by Session.fromJSONL.
-      const record = line ? JSON.parse(lines[line - 1]) : {};
       compactions.push({
-        line,
+        line: numbers[i + 1] ?? null,
         id: entry.id,
-        tokensBefore: record.tokensBefore ?? null,
-        tokensAfter: record.tokensAfter ?? null,
-        round: record.round ?? null,
+        tokensBefore: entry.tokensBefore,
+        tokensAfter: entry.tokensAfter,
+        round: entry.round,
         trigger: null,
-        summary: typeof record.summary === "string" ? record.summary : "",
+        summary: entry.summary ?? "",
       });
     });
     const rawCount = entries.filter((e) => e.type === "message").length;

@@ -513,18 +513,14 @@ impl Session {
         })
     }
 
-    /// Every entry: `{ id, parentId, type }`, oldest first.
+    /// Every entry: `{ id, parentId, type }`, oldest first; a compaction entry also carries its
+    /// `summary`, `firstKeptEntryId`, `tokensBefore`, `tokensAfter` and `round`.
     pub fn entries(&self) -> JsValue {
         let state = self.inner.state.borrow();
         let list: Vec<Value> = state
             .core
             .as_ref()
-            .map(|c| {
-                c.log()
-                    .iter()
-                    .map(|e| json!({"id": e.id, "parentId": e.parent_id, "type": e.kind.type_name()}))
-                    .collect()
-            })
+            .map(|c| c.log().iter().map(entry_json).collect())
             .unwrap_or_default();
         to_js(&list)
     }
@@ -622,4 +618,17 @@ pub fn is_compaction(state: &State, i: usize) -> bool {
 /// A `CONFLICT` error.
 pub fn conflict(message: &str) -> JsValue {
     error_to_js(&Error::new(ErrorCode::Conflict, message), None)
+}
+
+/// An entry as `entries()` lists it.
+fn entry_json(e: &core_session::Entry) -> Value {
+    let mut value = json!({"id": e.id, "parentId": e.parent_id, "type": e.kind.type_name()});
+    if let (EntryKind::Compaction(c), Value::Object(obj)) = (&e.kind, &mut value) {
+        obj.insert("summary".into(), json!(c.summary));
+        obj.insert("firstKeptEntryId".into(), json!(c.first_kept_entry_id));
+        obj.insert("tokensBefore".into(), json!(c.tokens_before));
+        obj.insert("tokensAfter".into(), json!(c.tokens_after));
+        obj.insert("round".into(), json!(c.round));
+    }
+    value
 }

@@ -67,14 +67,35 @@ export interface RenderOptions {
   /** Cache breakpoints you use elsewhere in the request (system prompt, tools). Default 0. */
   reservedCachePoints?: number;
 }
-/** An entry of the session log. */
-export interface SessionEntry {
+/** An entry of the session log, as `Session.entries()` lists it. */
+export type SessionEntry = SessionLogEntry | SessionCompactionEntry;
+/** A log entry other than a compaction. */
+export interface SessionLogEntry {
   /** The entry's id. */
   id: string;
   /** The id of the entry before it, or null for the first. */
   parentId: string | null;
   /** What the entry records. */
-  type: "message" | "compaction" | "prune" | "branch" | "usage" | "note" | "notesCompacted";
+  type: "message" | "prune" | "branch" | "usage" | "note" | "notesCompacted";
+}
+/** A compaction entry, with the numbers it recorded. */
+export interface SessionCompactionEntry {
+  /** The entry's id. */
+  id: string;
+  /** The id of the entry before it, or null for the first. */
+  parentId: string | null;
+  /** A compaction. */
+  type: "compaction";
+  /** The summary without its framing, or null when the strategy dropped messages without one. */
+  summary: string | null;
+  /** The first message entry kept verbatim after the summary, or null (only what follows). */
+  firstKeptEntryId: string | null;
+  /** Tokens of the live context before the compaction. */
+  tokensBefore: number;
+  /** Estimated tokens of the live context right after it. */
+  tokensAfter: number;
+  /** 1 for the first summary, one more for each that folds in an earlier one. */
+  round: number;
 }
 /** What `Session.compact()` resolves to: the `Compactor` result plus the log entry. */
 export interface SessionCompactResult<M = object> extends CompactResult<M> {

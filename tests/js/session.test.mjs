@@ -104,6 +104,16 @@ test("compaction: summary first, tail kept, removed messages reported, log appen
   assert.equal(result.removed.length + r.messages.length - 1, all.length);
   assert.ok(s.toJSONL().startsWith(before), "the log only grew");
   assert.ok(requests[0].messages.every((m) => all.includes(m)));
+  // entries() lists the compaction with the numbers it recorded.
+  const entry = s.entries().find((e) => e.id === result.entryId);
+  assert.deepEqual(
+    { type: entry.type, tokensBefore: entry.tokensBefore, tokensAfter: entry.tokensAfter, round: entry.round },
+    { type: "compaction", tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, round: 1 },
+  );
+  assert.equal(entry.summary, result.summary);
+  assert.match(entry.summary, /^summary round 1/);
+  const kept = s.entries().find((e) => e.id === entry.firstKeptEntryId);
+  assert.equal(kept.type, "message");
   // A second compaction folds the first summary in.
   for (let i = 8; i < 12; i += 1) s.append(turn(i));
   const second = await s.compact();

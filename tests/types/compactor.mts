@@ -87,3 +87,14 @@ const layered = new Session<MyMessage>({ contextWindow: 100_000, preset: "block-
 const prepared: Promise<RenderResult<MyMessage>> = layered.prepare({ now: Date.now(), force: false });
 new Compactor<MyMessage>({ contextWindow: 100_000, preset: "workstream", summarize: "extractive" });
 void prepared;
+
+// entries(): a compaction entry carries its numbers, narrowed by `type`.
+for (const entry of layered.entries()) {
+  if (entry.type === "compaction") {
+    const numbers: [number, number, number, string | null, string | null] = [entry.tokensBefore, entry.tokensAfter, entry.round, entry.summary, entry.firstKeptEntryId];
+    void numbers;
+  } else {
+    // @ts-expect-error only compaction entries have a summary
+    void entry.summary;
+  }
+}
