@@ -135,7 +135,7 @@ function firstKept(plan) {
   return plan.kept?.length ? Math.min(...plan.kept.slice(0, 1)) : -1;
 }
 
-function block(row, i, tokens, role, pruned) {
+function block(row, i, tokens, role, pruned, cache) {
   const li = document.createElement("li");
   li.className = `msg k-${row.kind}${row.turnStart ? " turn" : ""}${pruned ? " pruned" : ""}${i === active ? " active" : ""}`;
   if (i === active) li.id = "msg-active";
@@ -164,6 +164,13 @@ function block(row, i, tokens, role, pruned) {
     turn.className = "turn-tag";
     turn.textContent = "turn start";
     head.append(turn);
+  }
+  if (cache) {
+    li.classList.add("cache");
+    const tag = document.createElement("span");
+    tag.className = "cache-tag";
+    tag.textContent = `cache point: ${cache.replace(/([A-Z])/g, " $1").toLowerCase()}`;
+    head.append(tag);
   }
   head.append(tok);
   const body = document.createElement("div");
@@ -194,7 +201,8 @@ function drawRows() {
   const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
   const last = Math.min(n, Math.ceil((top + main.clientHeight) / ROW) + OVERSCAN);
   const items = [];
-  for (let i = first; i < last; i++) items.push(block(view.rows[i], i, view.estimate.perMessage[i] ?? 0, roles[i] ?? "", pruned.has(i)));
+  const cache = new Map((view.cachePoints ?? []).map((p) => [p.index, p.kind]));
+  for (let i = first; i < last; i++) items.push(block(view.rows[i], i, view.estimate.perMessage[i] ?? 0, roles[i] ?? "", pruned.has(i), cache.get(i)));
   if (kept > 0 && kept >= first && kept <= last) {
     const cut = document.createElement("li");
     cut.className = "cut";

@@ -89,8 +89,7 @@ function options(o) {
   if (o.keepRecentTokens != null) opts.keepRecentTokens = o.keepRecentTokens;
   if (o.triggerFraction) opts.trigger = { fraction: o.triggerFraction };
   if (o.tokenizer) opts.tokenizer = o.tokenizer;
-  // "langchain" is detected but (a library bug) not accepted as the `format` option: leave it to auto.
-  if (o.format && o.format !== "langchain") opts.format = o.format;
+  if (o.format) opts.format = o.format;
   return opts;
 }
 
@@ -180,6 +179,21 @@ function analyze(messages, opts, id) {
   };
 }
 
+/**
+ * Where the session would put its cache points (Session.render): the live context of a file is
+ * the messages the timeline shows, so the indices are the timeline's. The session is freed.
+ */
+function cachePointsOf(session, count) {
+  try {
+    const { messages, cachePoints } = session.render({ cacheControl: false });
+    return messages.length === count ? cachePoints : [];
+  } catch {
+    return [];
+  } finally {
+    session.free?.();
+  }
+}
+
 async function ensureEncoding(tokenizer) {
   if (tokenizer && tokenizer !== "heuristic") await loadEncoding(tokenizer);
 }
@@ -192,6 +206,7 @@ function view(extra = {}) {
     history: state.historyLength,
     compactions: state.compactionCount,
     canUndo: undo.length > 0,
+    cachePoints: state.cachePoints ?? [],
     ...extra,
   };
 }
@@ -239,6 +254,8 @@ const handlers = {
       session: null,
     };
     undo.length = 0;
+    progress(id, "cache points", 0.5);
+    state.cachePoints = cachePointsOf(sessionFor(opts), messages.length);
     const analysis = analyze(messages, opts, id);
     progress(id, "rendering", 0.95);
     return view({ name, ...analysis });
@@ -274,6 +291,7 @@ const handlers = {
       rows: rendered.messages.map(describe),
       session,
       compactionCount: state.compactionCount + 1,
+      cachePoints: rendered.cachePoints,
     };
     const analysis = analyze(state.messages, opts);
     return view({
@@ -307,6 +325,7 @@ const handlers = {
       messages: rendered.messages,
       rows: rendered.messages.map(describe),
       compactionCount: last.compactionCount,
+      cachePoints: rendered.cachePoints,
     };
     return view({ ...analyze(state.messages, opts), branchedAt: before.id });
   },
@@ -387,6 +406,7 @@ function chatView() {
   const compactions = s.entries().filter((e) => e.type === "compaction").length;
   return {
     rows: r.messages.map(describe),
+    cachePoints: r.cachePoints,
     estimate: { total: estimate.total, perMessage: estimate.perMessage, byKind: estimate.byKind },
     check,
     plan,

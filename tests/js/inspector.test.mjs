@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:http";
-import { Compactor, importSession } from "context-compaction";
+import { Compactor, Session, importSession } from "context-compaction";
 import { serve, launchChromium } from "./serve.mjs";
 import { root } from "./pack.mjs";
 
@@ -60,6 +60,12 @@ test("the sample's blocks and token numbers are the package's estimate", async (
   const kinds = new Set(blocks.map((b) => b.kind));
   for (const k of ["user", "tool-call", "tool-result"]) assert.ok(kinds.has(k), k);
   assert.equal(await firstKept(page), compactor.plan(messages).kept[0]);
+  // The cache points are where the package's Session would put them.
+  const session = Session.fromSessionFile(sampleText, "claude-code", { ...defaults, summarize: "extractive" });
+  const points = session.render({ cacheControl: false }).cachePoints;
+  assert.ok(points.length >= 1);
+  const marked = await page.$$eval("#timeline .msg.cache", (ms) => ms.map((m) => Number(m.dataset.index)));
+  assert.deepEqual(marked.sort((a, b) => a - b), points.map((p) => p.index).sort((a, b) => a - b));
   await page.screenshot({ path: join(shots, "1-sample.png") });
 
   // A Claude Code subagent transcript (every line a sidechain) loads the same way.
