@@ -39,6 +39,10 @@ export function makeLangChain(cc, lc, agents) {
     prune(messages) {
       return toBaseMessages(super.prune(messages));
     }
+
+    trim(messages, options) {
+      return toBaseMessages(super.trim(messages, options));
+    }
   }
 
   /** LangChain's `trimMessages`, on the package's counting: the kept messages as `BaseMessage`s. */

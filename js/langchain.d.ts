@@ -40,6 +40,12 @@ export declare class Compactor {
   plan(messages: readonly BaseMessage[], options?: { usage?: TokenUsage }): PlanPreview;
   /** A copy with old tool outputs replaced by placeholders; a changed one is a new `ToolMessage`. */
   prune(messages: readonly BaseMessage[]): BaseMessage[];
+  /**
+   * `trimMessages` on this compactor's counting and identity cache: only messages not seen before
+   * are converted and counted. The kept messages are yours; a partial one is a new message.
+   * @param options LangChain's `trimMessages` options but `tokenCounter` (the compactor's tokenizer).
+   */
+  trim(messages: readonly BaseMessage[], options: Omit<TrimOptions, "tokenizer" | "format">): BaseMessage[];
   /** Compacts now; rejects with a `CompactionError` and changes nothing when it cannot. */
   compact(messages: readonly BaseMessage[], options?: CompactCallOptions): Promise<CompactResult<BaseMessage>>;
   /** Compacts when the trigger says so; the same array when not. */

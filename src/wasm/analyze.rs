@@ -135,11 +135,23 @@ impl Inner {
         Ok(self.materialize(r))
     }
 
-    /// Copies the cached messages of a resolved call for planning.
+    /// Gives the messages of a call that only read them back to the identity cache, so that the
+    /// next call over the same (or a longer) history does not copy them again.
+    pub fn restore(&self, a: Analyzed) {
+        if a.continued.is_none() {
+            self.state
+                .borrow_mut()
+                .identity
+                .restore(a.ids, a.incoming.messages);
+        }
+    }
+
+    /// The cached messages of a resolved call, for planning (copied, but for those the last
+    /// call given back with [`Inner::restore`] shares).
     fn materialize(&self, r: Resolved) -> Analyzed {
-        let state = self.state.borrow();
-        let mut messages = state.identity.messages(&r.ids);
+        let mut messages = self.state.borrow_mut().identity.take_messages(&r.ids);
         self.recognizer.pair_answers(&mut messages);
+        let state = self.state.borrow();
         let kinds = r
             .ids
             .iter()

@@ -190,7 +190,10 @@ impl Compactor {
         let a = self.inner.analyze(&messages)?;
         let usage = usage_of(&options)?;
         let prepared = self.inner.prepare(&a, usage.as_ref(), false)?;
-        Ok(to_js(&plan_json(&prepared.plan, &prepared)))
+        let out = to_js(&plan_json(&prepared.plan, &prepared));
+        drop(prepared);
+        self.inner.restore(a);
+        Ok(out)
     }
 
     /// Tool-output pruning alone (no model call): superseded reads, then the configured style
@@ -219,7 +222,9 @@ impl Compactor {
                 Rendered { message, origin }
             })
             .collect();
-        Ok(outgoing(&a.incoming, &rendered).into())
+        let out = outgoing(&a.incoming, &rendered);
+        self.inner.restore(a);
+        Ok(out.into())
     }
 
     /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a

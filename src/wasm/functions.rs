@@ -6,12 +6,13 @@ use super::error::throw;
 use super::types::FormatArg;
 use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
+use crate::core::message::Message;
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
 use crate::core::render::{Origin, Rendered};
 use crate::core::repair::{repair, RepairAction};
-use crate::core::trim::trim;
+use crate::core::trim::{trim, Trimmed};
 use crate::core::validate::validate;
 use crate::formats::claude_code::import_claude_code;
 use crate::formats::pi_session::import_pi_session;
@@ -36,7 +37,7 @@ fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
 
 /// LangChain's `trimMessages` options that have no meaning here, refused by name (a function
 /// value would otherwise fail the conversion with an unreadable message).
-fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
+pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
     if !options.is_object() {
         return Ok(());
     }
@@ -77,11 +78,17 @@ pub fn trim_messages(
     let tokens = estimator.estimate_all(&incoming.messages).per_message;
     let cost = |p: &Part| estimator.part_tokens(p);
     let trimmed = throw(trim(&incoming.messages, &tokens, &cost, &trim_options))?;
-    let rendered: Vec<Rendered> = trimmed
+    let rendered = kept_messages(&incoming.messages, &trimmed);
+    Ok(outgoing(&incoming, &rendered).into())
+}
+
+/// The messages a trim keeps: the input's (by index), or the kept parts of a partial one.
+pub(super) fn kept_messages(messages: &[Message], trimmed: &Trimmed) -> Vec<Rendered> {
+    trimmed
         .kept
         .iter()
         .filter_map(|k| {
-            let original = incoming.messages.get(k.index)?;
+            let original = messages.get(k.index)?;
             Some(match &k.parts {
                 None => Rendered {
                     message: original.clone(),
@@ -100,8 +107,7 @@ pub fn trim_messages(
                 }
             })
         })
-        .collect();
-    Ok(outgoing(&incoming, &rendered).into())
+        .collect()
 }
 
 /// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`

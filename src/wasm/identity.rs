@@ -71,6 +71,10 @@ pub struct IdentityCache {
     /// The ids of the previous call and their totals: a call that extends them only adds up the
     /// new messages.
     last: Option<(Vec<u32>, Totals)>,
+    /// The messages of the last planned call, in order, and their ids: the next call copies only
+    /// the messages that do not continue them (see [`IdentityCache::take_messages`]).
+    view: Vec<Message>,
+    view_ids: Vec<u32>,
 }
 
 impl Default for IdentityCache {
@@ -82,6 +86,8 @@ impl Default for IdentityCache {
             format: None,
             counts: EstimateCache::default(),
             last: None,
+            view: Vec::new(),
+            view_ids: Vec::new(),
         }
     }
 }
@@ -206,11 +212,39 @@ impl IdentityCache {
         Ok(Resolved { ids, format })
     }
 
-    /// The messages of `ids`, cloned (for planning).
-    pub fn messages(&self, ids: &[u32]) -> Vec<Message> {
-        ids.iter()
-            .filter_map(|id| self.entries.get(id).map(|e| e.message.clone()))
-            .collect()
+    /// The messages of `ids` in order, for planning. The copies made for the previous call that
+    /// was given back ([`IdentityCache::restore`]) are reused for the ids it shares from the
+    /// start, so a growing history copies only its new messages. The result is the caller's:
+    /// the cache holds no view until one is given back.
+    pub fn take_messages(&mut self, ids: &[u32]) -> Vec<Message> {
+        let mut view = std::mem::take(&mut self.view);
+        let shared = if view.len() == self.view_ids.len() {
+            self.view_ids
+                .iter()
+                .zip(ids)
+                .take_while(|(a, b)| a == b)
+                .count()
+        } else {
+            0
+        };
+        self.view_ids.clear();
+        view.truncate(shared);
+        for id in ids.iter().skip(shared) {
+            if let Some(e) = self.entries.get(id) {
+                view.push(e.message.clone());
+            }
+        }
+        view
+    }
+
+    /// Gives back the messages [`IdentityCache::take_messages`] returned for `ids`, unchanged
+    /// but for the answer marks of `Recognizer::pair_answers` (which depend only on the messages
+    /// before), to be reused by the next call.
+    pub fn restore(&mut self, ids: Vec<u32>, messages: Vec<Message>) {
+        if ids.len() == messages.len() {
+            self.view = messages;
+            self.view_ids = ids;
+        }
     }
 
     /// How many leading ids of `ids` are the previous call's ids.

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod call;
 pub mod compact;
 pub mod compactor;
+pub mod compactor_trim;
 pub mod convert;
 pub mod env;
 pub mod error;

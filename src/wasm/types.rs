@@ -537,6 +537,14 @@ export declare class Compactor<M extends object = object> {
    */
   prune<T extends M>(messages: readonly T[]): T[];
   /**
+   * `trimMessages` counted with this compactor's tokenizer and format, on its identity cache: a
+   * growing history converts and counts only its new messages, so trimming before every model
+   * call stays cheap. Never keeps a tool result without its call. The kept messages are yours
+   * (a partial one, with `allowPartial`, a copy).
+   * @param options The options of `trimMessages` but `tokenizer` and `format` (the compactor's).
+   */
+  trim<T extends M>(messages: readonly T[], options: Omit<TrimOptions, "tokenizer" | "format">): T[];
+  /**
    * Compacts now, whether or not the trigger fires. Rejects with a `CompactionError` when it
    * cannot, leaving the messages untouched (`onFailure` does not apply).
    */

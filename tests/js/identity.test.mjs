@@ -3,7 +3,7 @@
 // place is not (until forget()), and any format or estimator stays exact.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, importSession } from "context-compaction";
+import { Compactor, importSession, trimMessages } from "context-compaction";
 import { fixtureText } from "./fixtures.mjs";
 
 const session = importSession(fixtureText("pi/large-session.jsonl"), "pi");
@@ -21,9 +21,19 @@ for (const tokenizer of ["heuristic", "o200k_base"]) {
       assert.deepEqual(cached.check(grown), fresh.check(grown), `check at ${grown.length}`);
       const usage = { input: 1000 + i, output: 50 };
       assert.deepEqual(cached.check(grown, { usage }), fresh.check(grown, { usage }), `check with usage at ${grown.length}`);
+      // plan reuses the previous call's copies of the messages it shares from the start.
+      assert.deepEqual(cached.plan(grown), fresh.plan(grown), `plan at ${grown.length}`);
+      for (const trim of [{ maxTokens: 6_000 }, { maxTokens: 20_000, startOn: "user", allowPartial: true }]) {
+        const kept = cached.trim(grown, trim);
+        assert.deepEqual(kept, trimMessages(grown, { ...trim, tokenizer, format: "pi" }), `trim at ${grown.length}`);
+        assert.ok(kept.every((m) => grown.includes(m) || trim.allowPartial), "the caller's objects");
+      }
       if (i % 111 === 0) {
         assert.deepEqual(cached.estimate(grown), fresh.estimate(grown), `estimate at ${grown.length}`);
-        assert.deepEqual(cached.plan(grown), fresh.plan(grown), `plan at ${grown.length}`);
+        // A history that shares only a head with the previous call, then the full one again.
+        const edited = [...grown.slice(0, grown.length >> 1), ...grown.slice((grown.length >> 1) + 1)];
+        assert.deepEqual(cached.plan(edited), fresh.plan(edited), `plan of an edited history at ${grown.length}`);
+        assert.deepEqual(cached.plan(grown), fresh.plan(grown), `plan after the edited one at ${grown.length}`);
       }
     }
     // Passing an unrelated array and then the history again stays exact (entries are re-read).
@@ -54,4 +64,23 @@ test("bad input is still reported with its path, whatever was cached", () => {
   assert.throws(() => c.check([...ok, { content: "no role" }]), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[1]"));
   assert.throws(() => c.check("nope"), (e) => e.code === "INVALID_INPUT" && e.path === "messages");
   assert.equal(c.check(ok).tokens > 0, true);
+});
+
+test("Compactor.trim takes the compactor's tokenizer and format, and trimMessages' options", () => {
+  const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk", summarize: "extractive" });
+  const messages = [
+    { role: "user", content: "list the files" },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "ls", input: {} }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "ls", output: { type: "text", value: "a.ts\nb.ts\n".repeat(50) } }] },
+    { role: "assistant", content: "Two files." },
+  ];
+  const kept = c.trim(messages, { maxTokens: 30 });
+  assert.deepEqual(kept, [messages[3]], "the tool pair does not fit whole: it is dropped whole");
+  assert.deepEqual(c.trim(messages, { maxTokens: 10_000 }), messages);
+  for (const key of ["tokenizer", "format"]) {
+    assert.throws(() => c.trim(messages, { maxTokens: 100, [key]: key === "format" ? "ai-sdk" : "heuristic" }), (e) => e.code === "INVALID_OPTIONS" && e.path === key);
+  }
+  assert.throws(() => c.trim(messages, {}), (e) => e.code === "INVALID_OPTIONS" && e.path === "maxTokens");
+  assert.throws(() => c.trim(messages, { maxTokens: 10, tokenCounter: () => 1 }), (e) => e.code === "INVALID_OPTIONS" && e.path === "tokenCounter");
+  assert.throws(() => c.trim("nope", { maxTokens: 10 }), (e) => e.code === "INVALID_INPUT");
 });

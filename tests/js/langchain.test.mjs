@@ -136,6 +136,12 @@ test("trimMessages takes LangChain's options and refuses a counting function cle
   assert.equal(kept[0], messages[0]);
   const all = trimMessages(messages, { maxTokens: 10_000 });
   assert.deepEqual(all, messages);
+  // The same trim on a Compactor's identity cache: the same BaseMessage objects.
+  const compactor = new Compactor({ contextWindow: 10_000, tokenizer: "o200k_base", summarize: "extractive" });
+  const cached = compactor.trim(messages, { maxTokens: 60, strategy: "last", startOn: "human", includeSystem: true });
+  assert.equal(cached.length, kept.length);
+  cached.forEach((m, i) => assert.equal(m, kept[i]));
+  assert.deepEqual(compactor.trim(messages, { maxTokens: 10_000 }), messages);
   for (const tokenCounter of [(ms) => ms.length, { getNumTokens: () => 1 }]) {
     assert.throws(
       () => trimMessages(messages, { maxTokens: 100, tokenCounter }),

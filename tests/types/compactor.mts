@@ -98,3 +98,10 @@ for (const entry of layered.entries()) {
     void entry.summary;
   }
 }
+
+// Compactor.trim: the caller's message type back; tokenizer and format are the compactor's.
+const trimmer = new Compactor<MyMessage>({ contextWindow: 100_000, summarize: "extractive" });
+const keptByTrim: MyMessage[] = trimmer.trim([] as MyMessage[], { maxTokens: 1_000, startOn: "user", allowPartial: true });
+// @ts-expect-error the compactor's tokenizer is used
+trimmer.trim([] as MyMessage[], { maxTokens: 1_000, tokenizer: "o200k_base" });
+void keptByTrim;
