@@ -223,23 +223,45 @@ impl Codec for OpenAi {
                 vec![json!({ "role": "user", "content": content(&message.parts, originals) })]
             }
             Role::Assistant => vec![build_assistant(message, originals)],
-            Role::Tool => {
-                let results: Vec<Value> = message
-                    .parts
-                    .iter()
-                    .filter_map(|p| match p {
-                        Part::ToolResult { id, output, .. } => Some(json!({
-                            "role": "tool",
-                            "tool_call_id": id,
-                            "content": content(output, &mut Originals::none()),
-                        })),
-                        _ => None,
-                    })
-                    .collect();
-                results
-            }
+            Role::Tool => build_tool_results(message),
         }
     }
+}
+
+/// One `tool` message per result. The API takes only text in a `tool` message: a result's images
+/// and files go into one `user` message after the tool messages (each introduced by the call id),
+/// and the tool message says where they are.
+fn build_tool_results(message: &Message) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut attached: Vec<Value> = Vec::new();
+    for part in &message.parts {
+        let Part::ToolResult { id, output, .. } = part else {
+            continue;
+        };
+        let (text, media): (Vec<&Part>, Vec<&Part>) = output
+            .iter()
+            .partition(|p| matches!(p, Part::Text { .. }));
+        let mut body: Vec<String> = text
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        if !media.is_empty() {
+            body.push(format!(
+                "[{} attachment(s) of this result follow in the next user message]",
+                media.len()
+            ));
+            attached.push(json!({ "type": "text", "text": format!("Attachments of tool result {id}:") }));
+            attached.extend(media.into_iter().map(build_part));
+        }
+        out.push(json!({ "role": "tool", "tool_call_id": id, "content": body.join("\n") }));
+    }
+    if !attached.is_empty() {
+        out.push(json!({ "role": "user", "content": attached }));
+    }
+    out
 }
 
 /// A string when all parts are text, else an array of parts.

@@ -77,6 +77,43 @@ test("binary content converts to inline data, a URL to its address", () => {
   assert.deepEqual(out[0].content[1], { type: "image", source: { type: "url", url: "https://example.com/a.png" } });
 });
 
+test("a tool result's image goes to OpenAI as a user message after the tool messages (tool messages take text only)", () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]).toString("base64");
+  const anthropic = [
+    { role: "user", content: "screenshot both pages" },
+    {
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "s1", name: "screenshot", input: { page: 1 } },
+        { type: "tool_use", id: "s2", name: "screenshot", input: { page: 2 } },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "s1", content: [{ type: "text", text: "page 1" }, { type: "image", source: { type: "base64", media_type: "image/png", data: png } }] },
+        { type: "tool_result", tool_use_id: "s2", content: "page 2 failed to load" },
+      ],
+    },
+  ];
+  const openai = convertMessages(anthropic, { to: "openai" });
+  assert.deepEqual(
+    openai.slice(2).map((m) => [m.role, typeof m.content]),
+    [
+      ["tool", "string"],
+      ["tool", "string"],
+      ["user", "object"],
+    ],
+  );
+  assert.match(openai[2].content, /^page 1\n\[1 attachment\(s\) of this result follow/);
+  assert.equal(openai[3].content, "page 2 failed to load");
+  assert.deepEqual(openai[4].content, [
+    { type: "text", text: "Attachments of tool result s1:" },
+    { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+  ]);
+  assert.deepEqual(validateMessages(openai), []);
+});
+
 test("the same format is the identity; bad options are typed errors", () => {
   const messages = [{ role: "user", content: "hi", extra: 1 }];
   assert.deepEqual(convertMessages(messages, { to: "ai-sdk" }), messages);

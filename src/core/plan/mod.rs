@@ -389,7 +389,7 @@ impl Planner<'_, '_> {
         // no kept call (its calls are nowhere in the history, or before an earlier summary that
         // the cut cannot cross) goes with what is summarized or dropped.
         let removed = self.removed();
-        let kept_calls: std::collections::HashSet<&str> = a
+        let kept_calls: rustc_hash::FxHashSet<&str> = a
             .dispositions
             .iter()
             .zip(messages)
