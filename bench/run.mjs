@@ -12,6 +12,7 @@ import { Tiktoken } from "js-tiktoken/lite";
 import jsO200k from "js-tiktoken/ranks/o200k_base";
 import { history, prng, step, textOf } from "./workload.mjs";
 import { peers } from "./peers.mjs";
+import { fixtureRows } from "./fixtures.mjs";
 
 const SIZES = [10_000, 100_000, 200_000, 1_000_000];
 const STEPS = Number(process.env.BENCH_STEPS ?? 30);
@@ -127,6 +128,7 @@ lines.push("|---|---|---|---|");
 for (const r of rows) lines.push(`| ${r.exactTokens.toLocaleString("en-US")} | ${cell(r.fresh)} | ${cell(r.stringify)} | ${cell(r["compactor-heuristic"])} |`);
 lines.push("", "The cache wins by two to three orders of magnitude at 1M tokens, and a JSON string would cost more than the conversion it replaces before Rust even parses it, so the package converts each message once, when first seen.", "");
 lines.push(...peerSection(rows));
+lines.push(...fixtureSection(fixtureRows()));
 writeFileSync(new URL("../docs/BENCHMARKS.md", import.meta.url), `${lines.join("\n")}\n`);
 
 /** The section against pi, LangChain and the AI SDK: one table per job, a ratio per size. */
@@ -179,3 +181,17 @@ function peerSection(rows) {
   return out;
 }
 console.log("wrote docs/BENCHMARKS.md");
+
+/** The real sessions of the repository: reading, planning (fresh and warm), and pi's own on pi files. */
+function fixtureSection(fixtures) {
+  const out = ["## The repository's real sessions", ""];
+  out.push("The pi and Claude Code sessions the tests use. `importSession` reads the file (recorded compactions applied); `plan` with the file's agent preset, a 32,000-token window and 8,000 kept tokens; on pi files, pi's own `parseSessionEntries` + `buildSessionContext` and `prepareCompaction` with the same kept tokens.", "");
+  out.push("| session | bytes | live messages | tokens | importSession | plan, fresh | plan, warm | pi read + context | pi prepareCompaction | warm plan vs pi |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|");
+  for (const f of fixtures) {
+    const piCells = f.piPrepare ? [cell(f.piRead), cell(f.piPrepare), `${ratio(f.planWarm, f.piPrepare)}×`] : ["–", "–", "–"];
+    out.push(`| ${f.name} | ${f.bytes.toLocaleString("en-US")} | ${f.messages} | ${f.tokens.toLocaleString("en-US")} | ${cell(f.import)} | ${cell(f.planFresh)} | ${cell(f.planWarm)} | ${piCells.join(" | ")} |`);
+  }
+  out.push("");
+  return out;
+}

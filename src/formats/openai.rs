@@ -238,9 +238,8 @@ fn build_tool_results(message: &Message) -> Vec<Value> {
         let Part::ToolResult { id, output, .. } = part else {
             continue;
         };
-        let (text, media): (Vec<&Part>, Vec<&Part>) = output
-            .iter()
-            .partition(|p| matches!(p, Part::Text { .. }));
+        let (text, media): (Vec<&Part>, Vec<&Part>) =
+            output.iter().partition(|p| matches!(p, Part::Text { .. }));
         let mut body: Vec<String> = text
             .iter()
             .filter_map(|p| match p {
@@ -253,7 +252,9 @@ fn build_tool_results(message: &Message) -> Vec<Value> {
                 "[{} attachment(s) of this result follow in the next user message]",
                 media.len()
             ));
-            attached.push(json!({ "type": "text", "text": format!("Attachments of tool result {id}:") }));
+            attached.push(
+                json!({ "type": "text", "text": format!("Attachments of tool result {id}:") }),
+            );
             attached.extend(media.into_iter().map(build_part));
         }
         out.push(json!({ "role": "tool", "tool_call_id": id, "content": body.join("\n") }));
