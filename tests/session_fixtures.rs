@@ -106,7 +106,10 @@ fn compact_once(s: &mut Session, forced: bool) -> Option<usize> {
     if !(prepared.decision.should_compact || forced) || prepared.plan.is_noop() {
         return None;
     }
-    let round = snapshot.round(&prepared.plan);
+    let round = snapshot.round(
+        &prepared.plan,
+        &context_compaction::core::summary::Recognizer::with(&s.config().settings.summary),
+    );
     let covered = prepared
         .plan
         .dispositions

@@ -111,7 +111,10 @@ fn compact(s: &mut Session, keep: usize, text: &str) -> String {
     let outcome = Outcome {
         summary: Some(text.to_string()),
         tokens_after: 10,
-        round: snapshot.round(&p),
+        round: snapshot.round(
+            &p,
+            &context_compaction::core::summary::Recognizer::with(&s.config().settings.summary),
+        ),
         digest: Value::Null,
         state: None,
     };
@@ -178,7 +181,13 @@ fn multiple_compactions_never_cross_the_previous_boundary() {
     assert_eq!(label(&snapshot.messages[0]), "S:one");
     let p = keep_last(&snapshot, 2);
     assert_eq!(p.previous_summary, Some(0));
-    assert_eq!(snapshot.round(&p), 2);
+    assert_eq!(
+        snapshot.round(
+            &p,
+            &context_compaction::core::summary::Recognizer::with(&s.config().settings.summary)
+        ),
+        2
+    );
     compact(&mut s, 2, "two");
     assert_eq!(context(&s), ["S:two", "u7", "a7"]);
     let last: Value = serde_json::from_str(s.to_jsonl().lines().last().unwrap()).unwrap();

@@ -179,7 +179,10 @@ async fn run_inner(
     if plan.is_noop() {
         return unchanged(inner, snapshot.total, "nothing to compact");
     }
-    let round = snapshot.round(&plan);
+    let round = snapshot.round(
+        &plan,
+        &crate::core::summary::Recognizer::with(&inner.options.settings.summary),
+    );
     let previous_state = snapshot.previous.as_ref().and_then(|c| c.state.clone());
     let exec = Exec {
         options: &inner.options,

@@ -5,7 +5,7 @@
 // compactions in every format.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, CompactionError, validateMessages } from "context-compaction";
+import { Compactor, CompactionError, Session, validateMessages } from "context-compaction";
 
 // --- histories in every format, numbered from `from` so that later turns never reuse an id ---
 const read = (i) => `pub fn f${i}() -> u32 { ${i} }\n`.repeat(90);
@@ -112,6 +112,29 @@ test("a fresh Compactor recognizes the summary of opencode, anthropic-api, seed-
     assert.match(last.previousSummary ?? "", /SUMMARY\(round 1\)/, `${name}: the previous summary is found`);
     assert.equal(second.round, 2, `${name}: round 2`);
     assert.equal(countSummaries(second.messages), 1, `${name}: one summary message`);
+  }
+});
+
+test("a new Session recognizes a custom-framed summary among appended messages, and in a log read back", async () => {
+  const cases = {
+    summaryPrefix: { summaryPrefix: "Where we stand:\n", summarySuffix: "" },
+    summaryQuestion: { summaryQuestion: "Where are we?", summaryRole: "assistant", summaryPrefix: "", summarySuffix: "" },
+  };
+  for (const [name, options] of Object.entries(cases)) {
+    const base = { contextWindow: 60_000, maxOutputTokens: 8_000, keepRecentTokens: 3_000, retryDelayMs: 1, format: "ai-sdk", ...options };
+    const one = recorder();
+    const first = await new Compactor({ ...base, summarize: one.summarize }).compact(generators["ai-sdk"](0, 30), { force: true });
+    const two = recorder();
+    const session = new Session({ ...base, summarize: two.summarize });
+    session.append([...first.messages, ...generators["ai-sdk"](30, 20)]);
+    const summaryIndex = first.messages.findIndex((m) => /SUMMARY\(round 1\)/.test(textOf(m)));
+    assert.equal(session.render({ cacheControl: false }).summaryIndex, summaryIndex, `${name}: the summary is recognized on append`);
+    const reread = Session.fromJSONL(session.toJSONL(), { ...base, summarize: two.summarize });
+    assert.equal(reread.render({ cacheControl: false }).summaryIndex, summaryIndex, `${name}: and in the log read back`);
+    const second = await session.compact({ force: true });
+    assert.match(lastHistoryRequest(two.requests).previousSummary ?? "", /SUMMARY\(round 1\)/, `${name}: the previous summary is folded in`);
+    assert.equal(second.round, 2, `${name}: round 2`);
+    assert.equal(countSummaries(session.render({ cacheControl: false }).messages), 1, `${name}: one summary message`);
   }
 });
 

@@ -19,6 +19,7 @@ use crate::core::prune::{self, PruneAction};
 
 use super::entry::{Compaction, Entry, EntryKind, Hidden};
 use super::view::replacement_of;
+use crate::core::summary::Recognizer;
 
 /// What a snapshot item is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,10 +51,19 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// The round of a compaction of this snapshot with `plan`: one more than the previous
-    /// summary's when the plan folds it in, else 1.
-    pub fn round(&self, plan: &Plan) -> u32 {
+    /// summary's when the plan folds it in, else 1. A summary that came in with the appended
+    /// messages (no compaction entry) counts by the round its text names (`recognizer`), at
+    /// least 1.
+    pub fn round(&self, plan: &Plan, recognizer: &Recognizer) -> u32 {
         match (&self.previous, plan.previous_summary) {
             (Some(prev), Some(_)) if prev.summary.is_some() => prev.round.saturating_add(1),
+            (_, Some(i)) => {
+                let named = self
+                    .messages
+                    .get(i)
+                    .and_then(|m| recognizer.round(&m.plain_text()));
+                crate::core::driver::progress::next_round(Some(named), 0)
+            }
             _ => 1,
         }
     }

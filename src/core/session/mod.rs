@@ -27,6 +27,7 @@ use crate::core::message::Message;
 use crate::core::plan::Plan;
 use crate::core::prune::{self, PruneAction, TtlOptions};
 use crate::core::settings::Settings;
+use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
 pub use cache_points::{cache_points, CachePoint, CachePointKind, PRE_TAIL_OFFSET_ROUNDS};
@@ -61,6 +62,9 @@ pub struct Session {
     flushed: usize,
     header_flushed: bool,
     seq: u64,
+    /// Recognizes summaries among appended messages by the configured framing as well as by the
+    /// known agents' (a history compacted earlier with a custom `summaryPrefix`).
+    recognizer: Recognizer,
 }
 
 impl Session {
@@ -72,6 +76,7 @@ impl Session {
     /// A session with `header` and nothing logged yet.
     fn empty(config: Config, header: Header) -> Session {
         Session {
+            recognizer: Recognizer::with(&config.settings.summary),
             config,
             header,
             log: Vec::new(),
@@ -139,7 +144,8 @@ impl Session {
     /// Appends messages; returns their entry ids. Costs O(new messages).
     pub fn append(&mut self, messages: Vec<Message>) -> Vec<String> {
         let mut out = Vec::with_capacity(messages.len());
-        for message in messages {
+        for mut message in messages {
+            self.recognize(&mut message);
             let tokens = self.config.estimator.estimate_message(&message).total();
             let id = self.next_id();
             let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
@@ -152,11 +158,37 @@ impl Session {
         out
     }
 
+    /// Marks an appended message as a summary (or a summary question's answer) by the session's
+    /// recognizer; importers mark only the known agents' framing.
+    fn recognize(&self, message: &mut Message) {
+        self.recognizer.mark(message);
+        let asked = self
+            .log
+            .iter()
+            .rev()
+            .find_map(Entry::message)
+            .is_some_and(|previous| self.recognizer.asks(previous));
+        Recognizer::answer(asked, message);
+    }
+
+    /// [`Session::recognize`] over the messages of a log read back.
+    fn recognize_logged(&mut self) {
+        let mut asked = false;
+        for entry in &mut self.log {
+            if let EntryKind::Message(message) = &mut entry.kind {
+                self.recognizer.mark(message);
+                Recognizer::answer(asked, message);
+                asked = self.recognizer.asks(message);
+            }
+        }
+    }
+
     /// Appends messages under the given ids (an import keeping the file's own ids). An id already
     /// in the log is `INVALID_INPUT`.
     pub fn append_with_ids(&mut self, messages: Vec<(String, Message)>) -> Result<Vec<String>> {
         let mut out = Vec::with_capacity(messages.len());
-        for (id, message) in messages {
+        for (id, mut message) in messages {
+            self.recognize(&mut message);
             if self.ids.contains_key(&id) {
                 return Err(Error::invalid_input(
                     "id",
@@ -225,21 +257,22 @@ impl Session {
         cache_points(&starts, PRE_TAIL_OFFSET_ROUNDS)
     }
 
-    /// The index in the live context of the summary message, when there is one.
+    /// The index in the live context of the summary message, when there is one: a compaction's,
+    /// or a summary among the appended messages (a history compacted elsewhere).
     pub fn summary_index(&self) -> Option<usize> {
         let log = &self.log;
         (0..self.view.items.len()).find(|&i| {
-            self.view.items.get(i).is_some_and(|it| it.is_summary())
-                && self.view.message(log, i).is_some_and(|m| {
-                    m.role == self.config.settings.summary.role
-                        && self
-                            .config
-                            .settings
-                            .summary
-                            .question
-                            .as_ref()
-                            .is_none_or(|q| m.plain_text() != *q)
-                })
+            self.view.message(log, i).is_some_and(|m| {
+                m.summary
+                    && m.role == self.config.settings.summary.role
+                    && self
+                        .config
+                        .settings
+                        .summary
+                        .question
+                        .as_ref()
+                        .is_none_or(|q| m.plain_text() != *q)
+            })
         })
     }
 
@@ -371,6 +404,7 @@ impl Session {
             flushed: 0,
             header_flushed: false,
             seq: self.seq,
+            recognizer: self.recognizer.clone(),
         };
         let branch_id = s.next_id();
         s.push(
@@ -459,7 +493,10 @@ impl Session {
             flushed,
             header_flushed: true,
             seq,
+            recognizer: Recognizer::default(),
         };
+        s.recognizer = Recognizer::with(&s.config.settings.summary);
+        s.recognize_logged();
         s.rebuild();
         Ok(s)
     }

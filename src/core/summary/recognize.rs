@@ -137,14 +137,23 @@ impl Recognizer {
     /// Marks the assistant message right after each summary question as a summary.
     pub fn pair_answers(&self, messages: &mut [Message]) {
         for i in 1..messages.len() {
-            let asked = messages.get(i - 1).is_some_and(|q| {
-                q.summary && q.role == Role::User && self.is_question(&q.plain_text())
-            });
+            let asked = messages.get(i - 1).is_some_and(|q| self.asks(q));
             if let Some(answer) = messages.get_mut(i) {
-                if asked && answer.role == Role::Assistant && eligible(answer) {
-                    answer.summary = true;
-                }
+                Recognizer::answer(asked, answer);
             }
+        }
+    }
+
+    /// True when `message` is a summary question (a user message that asks for the summary).
+    pub fn asks(&self, message: &Message) -> bool {
+        message.summary && message.role == Role::User && self.is_question(&message.plain_text())
+    }
+
+    /// Marks `message` as a summary when it answers a summary question (`asked`: the message
+    /// before it is one) and is an assistant message without tool data.
+    pub fn answer(asked: bool, message: &mut Message) {
+        if asked && message.role == Role::Assistant && eligible(message) {
+            message.summary = true;
         }
     }
 
