@@ -8,6 +8,7 @@ import { Compactor, Session, convertMessages, trimMessages } from "../js/node.mj
 import { countTokens as gptCount } from "gpt-tokenizer/encoding/o200k_base";
 import { AIMessage, HumanMessage, ToolMessage, trimMessages as lcTrim } from "@langchain/core/messages";
 import { pruneMessages } from "ai";
+import { memoCounter } from "./workload.mjs";
 
 // pi-coding-agent's package exports only its index; its compaction module is imported by path
 // (the functions are the ones the index re-exports, plus prepareCompaction, which it does not).
@@ -126,16 +127,7 @@ export async function peers(messages, { runs = 15, slowRuns = 5 } = {}) {
   const maxTokens = 100_000;
   const lc = langChainMessages(messages);
   const quarter = (msgs) => msgs.reduce((n, m) => n + Math.ceil(lcText(m).length / 4), 0);
-  const memo = new WeakMap();
-  const exact = (msgs) => {
-    let n = 0;
-    for (const m of msgs) {
-      let c = memo.get(m);
-      if (c === undefined) memo.set(m, (c = gptCount(lcText(m))));
-      n += c;
-    }
-    return n;
-  };
+  const exact = memoCounter(gptCount, lcText);
   let lcKept = [];
   row.lcTrimQuarter = await timeAsync(async () => (lcKept = await lcTrim(lc, { maxTokens, tokenCounter: quarter, strategy: "last" })), slowRuns);
   row.lcTrimQuarterOrphans = lcOrphans(lcKept);

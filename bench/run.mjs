@@ -10,7 +10,7 @@ import { Tokenizer } from "ai-tokenizer";
 import * as aiO200k from "ai-tokenizer/encoding/o200k_base";
 import { Tiktoken } from "js-tiktoken/lite";
 import jsO200k from "js-tiktoken/ranks/o200k_base";
-import { history, prng, step, textOf } from "./workload.mjs";
+import { history, memoCounter, prng, step, textOf } from "./workload.mjs";
 import { peers } from "./peers.mjs";
 import { fixtureRows } from "./fixtures.mjs";
 
@@ -81,16 +81,7 @@ function runSize(size) {
   row["ai-tokenizer"] = perStep(base, recount((t) => aiTok.count(t)), few);
   row["js-tiktoken"] = perStep(base, recount((t) => jsTok.encode(t).length), few);
   // The same with a per-message WeakMap memo (only new messages counted).
-  const memo = new WeakMap();
-  row["gpt-tokenizer-memo"] = perStep(base, (messages) => {
-    let n = 0;
-    for (const m of messages) {
-      let c = memo.get(m);
-      if (c === undefined) memo.set(m, (c = gptCount(textOf(m))));
-      n += c;
-    }
-    return n;
-  });
+  row["gpt-tokenizer-memo"] = perStep(base, memoCounter(gptCount, textOf));
   return row;
 }
 

@@ -77,6 +77,20 @@ export function history(tokens, seed = 7) {
   return out;
 }
 
+/** A token counter over message lists that counts each message object once (a `WeakMap` memo). */
+export function memoCounter(count, text) {
+  const memo = new WeakMap();
+  return (messages) => {
+    let n = 0;
+    for (const m of messages) {
+      let c = memo.get(m);
+      if (c === undefined) memo.set(m, (c = count(text(m))));
+      n += c;
+    }
+    return n;
+  };
+}
+
 /** Every text of a message (for recounting with a JS tokenizer). */
 export function textOf(m) {
   if (typeof m.content === "string") return m.content;

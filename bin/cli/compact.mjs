@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { estimateTokens } from "context-compaction";
 import { CliError, EXIT } from "./errors.mjs";
-import { KIND_NAMES, loadInput, openSession } from "./load.mjs";
+import { KIND_NAMES, loadInput, openSession, reportHead } from "./load.mjs";
 import { progressBar } from "./progress.mjs";
 import { compactorOptions, describeSettings } from "./settings.mjs";
 import { summarizerFor } from "./summarizer.mjs";
@@ -34,10 +34,7 @@ export async function compactText(text, file, values, { stream = process.stderr 
     }
     const summary = result.summary ?? "";
     const report = {
-      command: "compact",
-      ok: true,
-      file,
-      input: { kind: input.kind, format: input.format },
+      ...reportHead("compact", file, input),
       settings,
       summarizer: name,
       compacted: result.compacted,

@@ -2,7 +2,7 @@
 // file.
 import { randomBytes, randomUUID } from "node:crypto";
 import { convertMessages } from "context-compaction";
-import { KIND_NAMES, loadInput } from "./load.mjs";
+import { KIND_NAMES, loadInput, reportHead } from "./load.mjs";
 import { fields, num } from "./text.mjs";
 
 /**
@@ -34,10 +34,7 @@ export function convertText(text, file, values) {
   const converted = convertMessages(input.live, { from: input.format, to: to === "pi-jsonl" ? "pi" : to });
   const output = to === "pi-jsonl" ? piSessionJsonl(converted) : `${JSON.stringify(converted, null, 2)}\n`;
   const report = {
-    command: "convert",
-    ok: true,
-    file,
-    input: { kind: input.kind, format: input.format },
+    ...reportHead("convert", file, input),
     to,
     messages: { in: input.live.length, out: converted.length },
     out: values.out ?? null,

@@ -1,7 +1,7 @@
 // inspect: what a session holds and what a compaction now would do, all numbers the package's own
 // (Compactor.estimate, check and plan).
 import { Compactor, estimateTokens } from "context-compaction";
-import { KIND_NAMES, loadInput, readInput } from "./load.mjs";
+import { KIND_NAMES, loadInput, readInput, reportHead } from "./load.mjs";
 import { compactorOptions, describeSettings } from "./settings.mjs";
 import { change, fields, num, plural, table } from "./text.mjs";
 
@@ -29,10 +29,7 @@ export function inspectInput(input, file, values) {
   const exact = withCompactor({ ...options, tokenizer: "o200k_base" }, (c) => tokensByKind(c.estimate(input.live)));
   const { check, plan } = withCompactor(options, (c) => ({ check: c.check(input.live), plan: c.plan(input.live) }));
   return {
-    command: "inspect",
-    ok: true,
-    file,
-    input: { kind: input.kind, format: input.format },
+    ...reportHead("inspect", file, input),
     messages: { raw: input.rawCount, live: input.live.length },
     compactions: input.compactions.map((c) => ({
       line: c.line,

@@ -175,6 +175,11 @@ export function loadInput(text, forced) {
   return fromJsonl(text, forced);
 }
 
+/** The fields every command's report starts with (docs/cli.md, `--json`). */
+export function reportHead(command, file, input) {
+  return { command, ok: true, file, input: { kind: input.kind, format: input.format } };
+}
+
 /** A Session holding the input, to compact: the agent file's compactions kept, a log continued. */
 export function openSession(text, input, options) {
   switch (input.kind) {
