@@ -5,7 +5,7 @@
 //! carried by Anthropic-style user messages, and results far from their call are all covered: each
 //! call/result pair makes the positions between them unsafe.
 
-use crate::core::message::Message;
+use crate::core::message::{Message, Part};
 use rustc_hash::FxHashMap;
 
 /// `safe[c]` for every position `0..=messages.len()`: true when cutting before message `c` keeps
@@ -14,16 +14,22 @@ pub fn pair_safe_positions(messages: &[Message]) -> Vec<bool> {
     let len = messages.len();
     // The last index at which each call id is answered.
     let mut answered_at: FxHashMap<&str, usize> = FxHashMap::default();
+    answered_at.reserve(len);
     for (i, message) in messages.iter().enumerate() {
-        for id in message.tool_result_ids() {
-            answered_at.insert(id, i);
+        for part in &message.parts {
+            if let Part::ToolResult { id, .. } = part {
+                answered_at.insert(id.as_str(), i);
+            }
         }
     }
     // Difference array: a call at `i` answered at `j > i` makes positions `i+1..=j` unsafe.
     let mut delta = vec![0i64; len + 2];
     for (i, message) in messages.iter().enumerate() {
-        for id in message.tool_call_ids() {
-            if let Some(&j) = answered_at.get(id) {
+        for part in &message.parts {
+            let Part::ToolCall { id, .. } = part else {
+                continue;
+            };
+            if let Some(&j) = answered_at.get(id.as_str()) {
                 if j > i {
                     bump(&mut delta, i + 1, 1);
                     bump(&mut delta, j + 1, -1);
@@ -46,25 +52,53 @@ fn bump(delta: &mut [i64], at: usize, by: i64) {
     }
 }
 
+/// The messages an id occurs in: almost always one, so no list is allocated for it.
+enum Occurrences {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Occurrences {
+    fn add(&mut self, i: usize) {
+        match self {
+            Occurrences::One(first) => *self = Occurrences::Many(vec![*first, i]),
+            Occurrences::Many(list) => list.push(i),
+        }
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Occurrences::One(i) => std::slice::from_ref(i),
+            Occurrences::Many(list) => list,
+        }
+    }
+}
+
 /// Which messages must stay together through tool pairing, indexed once so that each lookup costs
 /// only the partners it returns.
 pub struct ToolPartners<'a> {
     messages: &'a [Message],
-    calls: FxHashMap<&'a str, Vec<usize>>,
-    results: FxHashMap<&'a str, Vec<usize>>,
+    calls: FxHashMap<&'a str, Occurrences>,
+    results: FxHashMap<&'a str, Occurrences>,
 }
 
 impl<'a> ToolPartners<'a> {
     /// Indexes every call and result id of `messages`.
     pub fn new(messages: &'a [Message]) -> ToolPartners<'a> {
-        let mut calls: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        let mut results: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        let mut calls: FxHashMap<&str, Occurrences> = FxHashMap::default();
+        let mut results: FxHashMap<&str, Occurrences> = FxHashMap::default();
+        calls.reserve(messages.len());
+        results.reserve(messages.len());
         for (i, message) in messages.iter().enumerate() {
-            for id in message.tool_call_ids() {
-                calls.entry(id).or_default().push(i);
-            }
-            for id in message.tool_result_ids() {
-                results.entry(id).or_default().push(i);
+            for part in &message.parts {
+                let (map, id) = match part {
+                    Part::ToolCall { id, .. } => (&mut calls, id.as_str()),
+                    Part::ToolResult { id, .. } => (&mut results, id.as_str()),
+                    _ => continue,
+                };
+                map.entry(id)
+                    .and_modify(|o| o.add(i))
+                    .or_insert(Occurrences::One(i));
             }
         }
         ToolPartners {
@@ -83,11 +117,11 @@ impl<'a> ToolPartners<'a> {
         let answers = message
             .tool_call_ids()
             .into_iter()
-            .filter_map(|id| self.results.get(id));
+            .filter_map(|id| self.results.get(id).map(Occurrences::as_slice));
         let askers = message
             .tool_result_ids()
             .into_iter()
-            .filter_map(|id| self.calls.get(id));
+            .filter_map(|id| self.calls.get(id).map(Occurrences::as_slice));
         let mut partners: Vec<usize> = answers
             .chain(askers)
             .flatten()
