@@ -11,6 +11,7 @@ import * as aiO200k from "ai-tokenizer/encoding/o200k_base";
 import { Tiktoken } from "js-tiktoken/lite";
 import jsO200k from "js-tiktoken/ranks/o200k_base";
 import { history, prng, step, textOf } from "./workload.mjs";
+import { tokenizerSection } from "./tokenizers.mjs";
 
 const SIZES = [10_000, 100_000, 200_000, 1_000_000];
 const STEPS = Number(process.env.BENCH_STEPS ?? 30);
@@ -124,5 +125,6 @@ lines.push("| history | fresh Compactor (serde-wasm-bindgen, every message) | JS
 lines.push("|---|---|---|---|");
 for (const r of rows) lines.push(`| ${r.exactTokens.toLocaleString("en-US")} | ${cell(r.fresh)} | ${cell(r.stringify)} | ${cell(r["compactor-heuristic"])} |`);
 lines.push("", "The cache wins by two to three orders of magnitude at 1M tokens, and a JSON string would cost more than the conversion it replaces before Rust even parses it, so the package converts each message once, when first seen.", "");
+lines.push(...(await tokenizerSection()));
 writeFileSync(new URL("../docs/BENCHMARKS.md", import.meta.url), `${lines.join("\n")}\n`);
 console.log("wrote docs/BENCHMARKS.md");

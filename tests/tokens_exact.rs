@@ -17,13 +17,34 @@ use std::sync::OnceLock;
 #[path = "common/token_texts.rs"]
 mod token_texts;
 
+/// The shipped table (`encodings/<name>.ranks`).
 fn table(name: EncodingName) -> Vec<u8> {
+    file(name, "ranks")
+}
+
+fn file(name: EncodingName, extension: &str) -> Vec<u8> {
     let path = format!(
-        "{}/encodings/{}.tiktoken",
+        "{}/encodings/{}.{extension}",
         env!("CARGO_MANIFEST_DIR"),
         name.as_str()
     );
     std::fs::read(path).unwrap()
+}
+
+#[test]
+fn the_shipped_tables_are_openais() {
+    // `scripts/gen-ranks.mjs` wrote the `.ranks` files from the `.tiktoken` ones: same tokens,
+    // same ranks, and reading either gives the same table.
+    for name in EncodingName::ALL {
+        let shipped = table(name);
+        let from_tiktoken = Encoding::parse(name, &file(name, "tiktoken")).unwrap();
+        assert!(
+            from_tiktoken.packed_table() == shipped,
+            "{} is stale",
+            name.as_str()
+        );
+        assert!(Encoding::parse(name, &shipped).unwrap().packed_table() == shipped);
+    }
 }
 
 fn o200k() -> &'static Encoding {

@@ -24,7 +24,7 @@ pub fn count(piece: &[u8], ranks: &Ranks) -> usize {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn rank_of(piece: &[u8], start: usize, end: usize, ranks: &Ranks) -> Rank {
     piece
         .get(start..end)

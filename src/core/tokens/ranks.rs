@@ -24,24 +24,30 @@ impl std::fmt::Debug for Ranks {
 
 const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 
-#[inline]
+#[inline(always)]
 fn hash(key: &[u8]) -> u64 {
     let mut h = key.len() as u64;
     let mut chunks = key.chunks_exact(8);
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        h = (h.rotate_left(23) ^ u64::from_le_bytes(word)).wrapping_mul(MULTIPLIER);
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
+        h = (h.rotate_left(23) ^ word).wrapping_mul(MULTIPLIER);
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        if let Some(head) = word.get_mut(..rest.len()) {
-            head.copy_from_slice(rest);
-        }
-        h = (h.rotate_left(23) ^ u64::from_le_bytes(word)).wrapping_mul(MULTIPLIER);
+        // Byte by byte: no call to `memcpy` for a few bytes (the `.wasm` is built for size).
+        let word = rest
+            .iter()
+            .rev()
+            .fold(0u64, |w, &b| (w << 8) | u64::from(b));
+        h = (h.rotate_left(23) ^ word).wrapping_mul(MULTIPLIER);
     }
     h ^ (h >> 29)
+}
+
+/// `a == b`, inlined: the slices are short, and a call to `memcmp` costs more than the loop.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Why tokens could not become a table.
@@ -126,13 +132,13 @@ impl Ranks {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn home(&self, h: u64) -> usize {
         (h.wrapping_mul(MULTIPLIER) >> self.shift) as usize
     }
 
     /// The bytes of the token of rank `rank`.
-    #[inline]
+    #[inline(always)]
     pub fn token(&self, rank: Rank) -> Option<&[u8]> {
         let r = rank as usize;
         let start = match r.checked_sub(1) {
@@ -144,7 +150,7 @@ impl Ranks {
     }
 
     /// The rank of the token `key`, if it is one.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, key: &[u8]) -> Option<Rank> {
         let h = hash(key);
         let tag = h >> 32;
@@ -157,7 +163,7 @@ impl Ranks {
             }
             if entry >> 32 == tag {
                 let rank = entry_rank(entry);
-                if self.token(rank) == Some(key) {
+                if self.token(rank).is_some_and(|t| same(t, key)) {
                     return Some(rank);
                 }
             }
@@ -166,7 +172,7 @@ impl Ranks {
     }
 
     /// Whether `key` is a token.
-    #[inline]
+    #[inline(always)]
     pub fn contains(&self, key: &[u8]) -> bool {
         self.get(key).is_some()
     }
@@ -177,7 +183,7 @@ impl Ranks {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn entry_rank(entry: u64) -> Rank {
     ((entry & 0xFFFF_FFFF) as Rank).wrapping_sub(1)
 }

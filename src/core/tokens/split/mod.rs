@@ -40,6 +40,7 @@ pub fn pieces(pattern: Pattern, text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `i`, or the next character boundary after it.
+#[inline(always)]
 fn next_boundary(text: &[u8], mut i: usize) -> usize {
     while text.get(i).is_some_and(|b| b & 0xC0 == 0x80) {
         i += 1;
@@ -48,7 +49,7 @@ fn next_boundary(text: &[u8], mut i: usize) -> usize {
 }
 
 /// The end of the run of characters from `i` whose flags satisfy `keep`.
-#[inline]
+#[inline(always)]
 fn run_while(text: &[u8], mut i: usize, keep: impl Fn(Char) -> bool) -> usize {
     while let Some(c) = char_at(text, i) {
         if !keep(c) {
@@ -60,25 +61,25 @@ fn run_while(text: &[u8], mut i: usize, keep: impl Fn(Char) -> bool) -> usize {
 }
 
 /// `b` is `\r` or `\n`.
-#[inline]
+#[inline(always)]
 fn is_newline(b: u8) -> bool {
     b == b'\r' || b == b'\n'
 }
 
 /// `[^\r\n\p{L}\p{N}]`: the optional character before a word.
-#[inline]
+#[inline(always)]
 fn is_word_prefix(text: &[u8], i: usize, c: Char) -> bool {
     c.flags & (LETTER | NUMBER) == 0 && !text.get(i).copied().is_some_and(is_newline)
 }
 
 /// `[^\s\p{L}\p{N}]`: punctuation and symbols.
-#[inline]
+#[inline(always)]
 fn is_punct(c: Char) -> bool {
     c.flags & (SPACE | LETTER | NUMBER) == 0
 }
 
 /// `\p{N}{1,3}` at `i` (whose character is a number).
-#[inline]
+#[inline(always)]
 fn digits_end(text: &[u8], i: usize) -> usize {
     let mut end = i;
     for _ in 0..3 {
@@ -91,7 +92,7 @@ fn digits_end(text: &[u8], i: usize) -> usize {
 }
 
 /// `' ?[^\s\p{L}\p{N}]+` then `tail*` for the bytes `tail` accepts, or `None`.
-#[inline]
+#[inline(always)]
 fn punct_end(text: &[u8], i: usize, tail: impl Fn(u8) -> bool) -> Option<usize> {
     let start = if text.get(i) == Some(&b' ') { i + 1 } else { i };
     let end = run_while(text, start, is_punct);
@@ -107,6 +108,7 @@ fn punct_end(text: &[u8], i: usize, tail: impl Fn(u8) -> bool) -> Option<usize> 
 
 /// The length of `(?i:s|t|m|d|ll|ve|re)` at `i` (after an apostrophe), case-insensitive as
 /// Unicode folds it (`ſ`, U+017F, is an `s`).
+#[inline(always)]
 fn contraction_len(text: &[u8], i: usize) -> Option<usize> {
     let at = |k: usize| text.get(i + k).map(u8::to_ascii_lowercase);
     match (at(0)?, at(1)) {

@@ -44,15 +44,18 @@ pub fn piece_end(text: &[u8], i: usize) -> usize {
     i + c.len
 }
 
+#[inline(always)]
 fn is_upper(c: Char) -> bool {
     c.flags & UPPER != 0
 }
 
+#[inline(always)]
 fn is_lower(c: Char) -> bool {
     c.flags & LOWER != 0
 }
 
 /// `U*L+C?` at `i`: the greedy upper run gives back characters until a lower one starts.
+#[inline(always)]
 fn lower_word(text: &[u8], i: usize) -> Option<usize> {
     // The start of the last character of the upper run that is also lower, and the run's end.
     let mut last_lower = None;
@@ -74,6 +77,7 @@ fn lower_word(text: &[u8], i: usize) -> Option<usize> {
 }
 
 /// `U+L*C?` at `i`.
+#[inline(always)]
 fn upper_word(text: &[u8], i: usize) -> Option<usize> {
     let upper_end = run_while(text, i, is_upper);
     if upper_end == i {
@@ -83,6 +87,7 @@ fn upper_word(text: &[u8], i: usize) -> Option<usize> {
 }
 
 /// After a word: `(?i:'s|'t|'re|'ve|'m|'ll|'d)?`.
+#[inline(always)]
 fn contraction_end(text: &[u8], i: usize) -> usize {
     if text.get(i) == Some(&b'\'') {
         if let Some(len) = contraction_len(text, i + 1) {
