@@ -13,6 +13,7 @@ import jsO200k from "js-tiktoken/ranks/o200k_base";
 import { history, memoCounter, prng, step, textOf } from "./workload.mjs";
 import { peers } from "./peers.mjs";
 import { fixtureRows } from "./fixtures.mjs";
+import { tokenizerSection } from "./tokenizers.mjs";
 
 const SIZES = [10_000, 100_000, 200_000, 1_000_000];
 const STEPS = Number(process.env.BENCH_STEPS ?? 30);
@@ -120,6 +121,7 @@ for (const r of rows) lines.push(`| ${r.exactTokens.toLocaleString("en-US")} | $
 lines.push("", "The cache wins by two to three orders of magnitude at 1M tokens, and a JSON string would cost more than the conversion it replaces before Rust even parses it, so the package converts each message once, when first seen.", "");
 lines.push(...peerSection(rows));
 lines.push(...fixtureSection(fixtureRows()));
+lines.push(...(await tokenizerSection()));
 writeFileSync(new URL("../docs/BENCHMARKS.md", import.meta.url), `${lines.join("\n")}\n`);
 
 /** The section against pi, LangChain and the AI SDK: one table per job, a ratio per size. */

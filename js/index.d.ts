@@ -52,8 +52,9 @@ export interface ResponseLike {
 export type RankTable = ResponseLike | ArrayBuffer | Uint8Array | string;
 
 /**
- * Where `loadEncoding` reads a `.tiktoken` rank table: its bytes, a URL (relative URLs resolve
- * against the package's own table), or a function called with the package's default URL.
+ * Where `loadEncoding` reads a rank table (the package's `.ranks` file or OpenAI's `.tiktoken`
+ * file): its bytes, a URL (relative URLs resolve against the package's own table), or a function
+ * called with the package's default URL.
  */
 export type EncodingSource =
   | Uint8Array

@@ -8,7 +8,7 @@ const { guard } = require("../pkg/node/guard.cjs");
 const { makeCompactionMiddleware } = require("../pkg/node/ai-sdk.cjs");
 const { CompactionError } = require("./error.cjs");
 
-const tablePath = (name) => path.join(__dirname, "..", "encodings", `${name}.tiktoken`);
+const tablePath = (name) => path.join(__dirname, "..", "encodings", `${name}.ranks`);
 // Also after a reset: the fresh instance reads the shipped tables again on first use.
 const configure = () => wasm.__configure(CompactionError, (name) => fs.readFileSync(tablePath(name)));
 configure();

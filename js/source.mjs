@@ -6,9 +6,9 @@ export function tableUrl(name) {
   // One literal `new URL(..., import.meta.url)` per file, so bundlers emit the tables as assets.
   switch (name) {
     case "o200k_base":
-      return new URL("../encodings/o200k_base.tiktoken", import.meta.url);
+      return new URL("../encodings/o200k_base.ranks", import.meta.url);
     case "cl100k_base":
-      return new URL("../encodings/cl100k_base.tiktoken", import.meta.url);
+      return new URL("../encodings/cl100k_base.ranks", import.meta.url);
     default:
       return undefined;
   }

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-targets=(formats pi_session claude_code encoding options planner)
+targets=(formats pi_session claude_code encoding exact_count options planner)
 limits=(-runs="${FUZZ_RUNS:-10000000}")
 if [ -n "${FUZZ_SECONDS:-}" ]; then limits+=(-max_total_time="$FUZZ_SECONDS"); fi
 (cd fuzz && cargo +nightly fuzz build -s none)

@@ -12,8 +12,8 @@ const required = [
   "pkg/node/ai-sdk.cjs",
   "pkg/node/langchain-adapter.cjs",
   "pkg/types/langchain.d.mts",
-  "encodings/o200k_base.tiktoken",
-  "encodings/cl100k_base.tiktoken",
+  "encodings/o200k_base.ranks",
+  "encodings/cl100k_base.ranks",
 ];
 const missing = required.filter((file) => !existsSync(join(root, file)));
 const glue = existsSync(join(root, "pkg/node/context_compaction.js")) ? readFileSync(join(root, "pkg/node/context_compaction.js"), "utf8") : "";

@@ -12,6 +12,7 @@ const types = {
   ".json": "application/json",
   ".jsonl": "text/plain; charset=utf-8",
   ".tiktoken": "text/plain",
+  ".ranks": "application/octet-stream",
   ".png": "image/png",
 };
 

@@ -112,6 +112,12 @@ fn encoding() {
 }
 
 #[test]
+#[cfg(not(target_arch = "wasm32"))]
+fn exact_count() {
+    smoke("exact_count", checks::exact_count);
+}
+
+#[test]
 fn options() {
     smoke("options", checks::options);
 }

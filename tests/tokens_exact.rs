@@ -14,13 +14,37 @@ use proptest::prelude::*;
 use serde_json::Value;
 use std::sync::OnceLock;
 
+#[path = "common/token_texts.rs"]
+mod token_texts;
+
+/// The shipped table (`encodings/<name>.ranks`).
 fn table(name: EncodingName) -> Vec<u8> {
+    file(name, "ranks")
+}
+
+fn file(name: EncodingName, extension: &str) -> Vec<u8> {
     let path = format!(
-        "{}/encodings/{}.tiktoken",
+        "{}/encodings/{}.{extension}",
         env!("CARGO_MANIFEST_DIR"),
         name.as_str()
     );
     std::fs::read(path).unwrap()
+}
+
+#[test]
+fn the_shipped_tables_are_openais() {
+    // `scripts/gen-ranks.mjs` wrote the `.ranks` files from the `.tiktoken` ones: same tokens,
+    // same ranks, and reading either gives the same table.
+    for name in EncodingName::ALL {
+        let shipped = table(name);
+        let from_tiktoken = Encoding::parse(name, &file(name, "tiktoken")).unwrap();
+        assert!(
+            from_tiktoken.packed_table() == shipped,
+            "{} is stale",
+            name.as_str()
+        );
+        assert!(Encoding::parse(name, &shipped).unwrap().packed_table() == shipped);
+    }
 }
 
 fn o200k() -> &'static Encoding {
@@ -48,6 +72,42 @@ fn counts_equal_tiktoken_on_the_corpus() {
                 sample["kind"]
             );
         }
+    }
+}
+
+fn cl100k() -> &'static Encoding {
+    static ENC: OnceLock<Encoding> = OnceLock::new();
+    ENC.get_or_init(|| {
+        Encoding::parse(EncodingName::Cl100kBase, &table(EncodingName::Cl100kBase)).unwrap()
+    })
+}
+
+fn assert_counts_equal_tiktoken(text: &str, what: &str) {
+    let references = [
+        (o200k(), tiktoken_rs::o200k_base_singleton()),
+        (cl100k(), tiktoken_rs::cl100k_base_singleton()),
+    ];
+    for (encoding, reference) in references {
+        assert_eq!(
+            encoding.count(text),
+            reference.encode_ordinary(text).len(),
+            "{what} in {}",
+            encoding.name().as_str()
+        );
+    }
+}
+
+#[test]
+fn counts_equal_tiktoken_rs_on_every_fixture_text() {
+    for (what, text) in token_texts::all() {
+        assert_counts_equal_tiktoken(&text, &what);
+    }
+}
+
+#[test]
+fn counts_equal_tiktoken_rs_on_pathological_inputs() {
+    for (what, text) in token_texts::pathological() {
+        assert_counts_equal_tiktoken(&text, what);
     }
 }
 
@@ -86,6 +146,12 @@ fn the_table_of_one_encoding_is_refused_for_the_other() {
 }
 
 proptest! {
+
+    #[test]
+    fn counts_equal_tiktoken_rs_on_random_texts(text in "\\PC{0,80}", dense in token_texts::dense_text()) {
+        assert_counts_equal_tiktoken(&text, "a random text");
+        assert_counts_equal_tiktoken(&dense, "a random dense text");
+    }
 
     #[test]
     fn counting_never_panics_and_never_exceeds_the_bytes(a in "\\PC{0,200}", b in "\\PC{0,200}") {

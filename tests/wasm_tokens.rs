@@ -46,7 +46,7 @@ fn counting_before_loading_is_encoding_unavailable() {
 fn counts_equal_tiktoken_on_the_corpus() {
     install_encoding(
         &JsValue::from_str("o200k_base"),
-        include_bytes!("../encodings/o200k_base.tiktoken"),
+        include_bytes!("../encodings/o200k_base.ranks"),
     )
     .unwrap();
     assert!(is_encoding_loaded(&arg("o200k_base")).unwrap());

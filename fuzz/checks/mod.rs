@@ -63,6 +63,59 @@ pub fn claude_code(data: &[u8]) {
     }
 }
 
+/// Exact counting against tiktoken-rs: the same pieces as fancy-regex with tiktoken's patterns,
+/// and the same counts as tiktoken-rs's `encode_ordinary`, for both encodings. (Native only: the
+/// references are native dev-dependencies.)
+#[cfg(not(target_arch = "wasm32"))]
+pub fn exact_count(data: &[u8]) {
+    use context_compaction::core::tokens::split::{pieces, Pattern};
+    use std::sync::OnceLock;
+    const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+    static STATE: OnceLock<[(Encoding, Pattern, fancy_regex::Regex); 2]> = OnceLock::new();
+    let state = STATE.get_or_init(|| {
+        let load = |name, table: &[u8]| Encoding::parse(name, table).unwrap();
+        [
+            (
+                load(
+                    EncodingName::O200kBase,
+                    include_bytes!("../../encodings/o200k_base.ranks"),
+                ),
+                Pattern::O200k,
+                fancy_regex::Regex::new(tiktoken_rs::O200K_BASE_PAT_STR).unwrap(),
+            ),
+            (
+                load(
+                    EncodingName::Cl100kBase,
+                    include_bytes!("../../encodings/cl100k_base.ranks"),
+                ),
+                Pattern::Cl100k,
+                fancy_regex::Regex::new(CL100K).unwrap(),
+            ),
+        ]
+    });
+    let text: &str = &String::from_utf8_lossy(data);
+    for (encoding, pattern, regex) in state {
+        let Ok(expected) = regex
+            .find_iter(text)
+            .map(|m| m.map(|m| m.as_str()))
+            .collect::<Result<Vec<&str>, _>>()
+        else {
+            continue; // fancy-regex gave up (backtracking limit): no reference to compare with
+        };
+        let got: Vec<&str> = pieces(*pattern, text).collect();
+        assert_eq!(got, expected, "{pattern:?} pieces of {text:?}");
+        let reference = match pattern {
+            Pattern::O200k => tiktoken_rs::o200k_base_singleton(),
+            Pattern::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        };
+        assert_eq!(
+            encoding.count(text),
+            reference.encode_ordinary(text).len(),
+            "{pattern:?} count of {text:?}"
+        );
+    }
+}
+
 /// The rank-table loader: never a panic; a table it accepts counts any text.
 pub fn encoding(data: &[u8]) {
     for name in EncodingName::ALL {

@@ -49,6 +49,20 @@ test("estimateTokens: heuristic by default, exact when given an encoding", () =>
   assert.equal(estimateTokens("abc", "heuristic"), estimateTokens("abc"));
 });
 
+test("loadEncoding accepts the package's .ranks and OpenAI's .tiktoken, as bytes or a URL", async () => {
+  for (const name of ["o200k_base", "cl100k_base"]) {
+    const sample = "Tokenizers differ: 東京 ünïcödé 12345 <|endoftext|>\n\n  ";
+    const expected = get_encoding(name).encode_ordinary(sample).length;
+    for (const file of [`${name}.ranks`, `${name}.tiktoken`]) {
+      const url = new URL(`encodings/${file}`, pathToFileURL(root));
+      await loadEncoding(name, readFileSync(url));
+      assert.equal(countTokens(sample, name), expected, file);
+      await loadEncoding(name, url);
+      assert.equal(countTokens(sample, name), expected, file);
+    }
+  }
+});
+
 test("loadEncoding accepts bytes, a file URL, and a fetch-like function", async () => {
   const path = new URL("encodings/cl100k_base.tiktoken", pathToFileURL(root));
   const bytes = readFileSync(path);
@@ -60,7 +74,7 @@ test("loadEncoding accepts bytes, a file URL, and a fetch-like function", async 
     asked = url;
     return { ok: true, status: 200, arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset) };
   });
-  assert.ok(asked instanceof URL && asked.pathname.endsWith("/encodings/cl100k_base.tiktoken"));
+  assert.ok(asked instanceof URL && asked.pathname.endsWith("/encodings/cl100k_base.ranks"));
   await loadEncoding("cl100k_base", () => bytes.toString("utf8"));
   assert.equal(countTokens("hello world", "cl100k_base"), 2);
 });
@@ -79,6 +93,7 @@ test("loadEncoding errors are CompactionErrors with a code and a path", async ()
   );
   // The wrong table for the name is refused, and the loaded table stays in use.
   await rejects(loadEncoding("o200k_base", readFileSync(new URL("encodings/cl100k_base.tiktoken", pathToFileURL(root)))), "INVALID_INPUT", "source");
+  await rejects(loadEncoding("o200k_base", readFileSync(new URL("encodings/cl100k_base.ranks", pathToFileURL(root)))), "INVALID_INPUT", "source");
   assert.equal(countTokens("hello world", "o200k_base"), 2);
 });
 

@@ -1,17 +1,17 @@
 //! Exact token counting for `o200k_base` and `cl100k_base` from rank tables loaded at run time.
 //!
-//! The rank tables are tiktoken's `.tiktoken` files (one `base64-token rank` pair a line). They are
-//! data shipped beside the package, never compiled into the `.wasm`. Counting follows tiktoken's
-//! ordinary-text path exactly: special-token strings such as `<|endoftext|>` are plain text.
+//! The rank tables are data shipped beside the package (`table_file.rs` reads them), never
+//! compiled into the `.wasm`. Counting follows tiktoken's ordinary-text path exactly: the text is
+//! cut into pieces by the encoding's pre-tokenizer (`split/`, no regex engine), and each piece is
+//! one token or its byte-pair merge (`bpe.rs`). Special-token strings such as `<|endoftext|>` are
+//! plain text. Counting is linear in the text, or n log n in its longest piece, and never panics.
 
-use crate::core::error::{Error, ErrorCode, Result};
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
-use fancy_regex::Regex;
-use rustc_hash::FxHashMap;
-use tiktoken_rs::{byte_pair_split, Rank};
+use crate::core::error::{Error, Result};
 
 use super::bpe;
+use super::ranks::Ranks;
+use super::split::{pieces, Pattern};
+use super::table_file;
 
 /// The exact encodings the package knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -19,9 +19,6 @@ pub enum EncodingName {
     O200kBase,
     Cl100kBase,
 }
-
-/// The pre-tokenizer of `cl100k_base`, as published by tiktoken.
-const CL100K_BASE_PAT_STR: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 
 impl EncodingName {
     /// Every known encoding, in a stable order.
@@ -58,10 +55,10 @@ impl EncodingName {
         }
     }
 
-    fn pattern(self) -> &'static str {
+    fn pattern(self) -> Pattern {
         match self {
-            EncodingName::O200kBase => tiktoken_rs::O200K_BASE_PAT_STR,
-            EncodingName::Cl100kBase => CL100K_BASE_PAT_STR,
+            EncodingName::O200kBase => Pattern::O200k,
+            EncodingName::Cl100kBase => Pattern::Cl100k,
         }
     }
 }
@@ -69,18 +66,19 @@ impl EncodingName {
 /// A loaded encoding: the rank table and the pre-tokenizer. Counting never panics.
 pub struct Encoding {
     name: EncodingName,
-    ranks: FxHashMap<Vec<u8>, Rank>,
-    pattern: Regex,
+    ranks: Ranks,
     /// Token counts of pieces that are not one token (their merge is the costly part), bounded by
     /// [`PIECE_CACHE_ENTRIES`]: agent histories repeat identifiers, paths and phrases.
-    pieces: std::sync::Mutex<FxHashMap<Vec<u8>, u32>>,
+    pieces: std::sync::Mutex<rustc_hash::FxHashMap<Box<[u8]>, u32>>,
 }
 
 /// The most pieces [`Encoding`] remembers; past that the cache starts over.
-const PIECE_CACHE_ENTRIES: usize = 1 << 16;
+const PIECE_CACHE_ENTRIES: usize = 1 << 15;
 /// Pieces longer than this are not remembered (rare, and each would hold much memory).
-const PIECE_CACHE_MAX_LEN: usize = 256;
-/// The longest piece merged whole (see `count_piece`).
+const PIECE_CACHE_MAX_LEN: usize = 64;
+/// The longest piece merged whole; a longer one (megabytes without a space) is merged in chunks
+/// cut at character boundaries, so memory stays bounded; its count is then within a few tokens
+/// of the exact one.
 const HUGE_PIECE: usize = 1 << 22;
 
 /// `bytes` in chunks of at most `max` bytes (at least one character each), cut at UTF-8
@@ -115,52 +113,14 @@ impl std::fmt::Debug for Encoding {
 }
 
 impl Encoding {
-    /// Parses a `.tiktoken` rank table for `name`. A malformed table, or one of another encoding
-    /// (wrong number of ranks), is `INVALID_INPUT` naming the line.
+    /// Reads a rank table for `name`: the package's own format or a `.tiktoken` file. A
+    /// malformed table, or one of another encoding (wrong number of ranks), is `INVALID_INPUT`.
     pub fn parse(name: EncodingName, table: &[u8]) -> Result<Encoding> {
-        let expected = name.rank_count();
-        // Room for what the table can hold, never more: a short or hostile table costs its size.
-        let lines = table.iter().filter(|&&b| b == b'\n').count() + 1;
-        let mut ranks =
-            FxHashMap::with_capacity_and_hasher(expected.min(lines), Default::default());
-        for (index, line) in table.split(|&b| b == b'\n').enumerate() {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.is_empty() {
-                continue;
-            }
-            let (token, rank) = parse_line(line).ok_or_else(|| {
-                Error::invalid_input(
-                    format!("source:{}", index + 1),
-                    format!(
-                        "line {} of the {} rank table is not `<base64> <rank>`",
-                        index + 1,
-                        name.as_str()
-                    ),
-                )
-            })?;
-            ranks.insert(token, rank);
-        }
-        if ranks.len() != expected {
-            return Err(Error::invalid_input(
-                "source",
-                format!(
-                    "the {} rank table must hold {expected} distinct tokens, this one holds {}: is it the file of another encoding?",
-                    name.as_str(),
-                    ranks.len()
-                ),
-            ));
-        }
-        let pattern = Regex::new(name.pattern()).map_err(|e| {
-            Error::new(
-                ErrorCode::EncodingUnavailable,
-                format!("the {} pre-tokenizer did not compile: {e}", name.as_str()),
-            )
-        })?;
+        let ranks = table_file::read(name.as_str(), name.rank_count(), table)?;
         Ok(Encoding {
             name,
             ranks,
-            pattern,
-            pieces: std::sync::Mutex::new(FxHashMap::default()),
+            pieces: std::sync::Mutex::new(rustc_hash::FxHashMap::default()),
         })
     }
 
@@ -169,89 +129,50 @@ impl Encoding {
         self.name
     }
 
+    /// The rank table, in the package's own format.
+    pub fn packed_table(&self) -> Vec<u8> {
+        table_file::write_packed(&self.ranks)
+    }
+
     /// The exact number of tokens of `text` on tiktoken's ordinary path.
     pub fn count(&self, text: &str) -> usize {
-        let mut total = 0;
-        let mut start = 0;
-        while start < text.len() {
-            let rest = text.get(start..).unwrap_or_default();
-            let mut consumed = 0;
-            let mut failed = false;
-            for found in self.pattern.find_iter(rest) {
-                match found {
-                    Ok(m) => {
-                        total += self.count_piece(m.as_str().as_bytes());
-                        consumed = m.end();
-                    }
-                    Err(_) => {
-                        failed = true;
-                        break;
-                    }
-                }
-            }
-            if !failed {
-                break;
-            }
-            // The regex engine gave up (backtracking limit). Count one character as a piece and
-            // go on after it: never a panic, and exact everywhere the engine does not give up.
-            let ch_len = rest
-                .get(consumed..)
-                .and_then(|s| s.chars().next())
-                .map_or(1, char::len_utf8);
-            let piece = rest.get(consumed..consumed + ch_len).unwrap_or_default();
-            total += self.count_piece(piece.as_bytes());
-            start += consumed + ch_len;
-        }
-        total
+        pieces(self.name.pattern(), text)
+            .map(|piece| self.count_piece(piece.as_bytes()))
+            .sum()
     }
 
     fn count_piece(&self, piece: &[u8]) -> usize {
-        if piece.len() <= 1 || self.ranks.contains_key(piece) {
+        if piece.len() <= 1 || self.ranks.contains(piece) {
             return usize::from(!piece.is_empty());
         }
-        if piece.len() >= bpe::LARGE_PIECE {
-            // A piece beyond HUGE_PIECE bytes (a run of megabytes without a space) is merged in
-            // chunks cut at character boundaries: memory stays bounded, the count within a few
-            // tokens of the exact one. Below it the count is exact.
+        if piece.len() > HUGE_PIECE {
             return chunks(piece, HUGE_PIECE)
-                .map(|c| bpe::count_tokens(c, &self.ranks))
+                .map(|c| bpe::count(c, &self.ranks))
                 .sum();
         }
         if piece.len() > PIECE_CACHE_MAX_LEN {
-            return byte_pair_split(piece, &self.ranks).len();
+            return bpe::count(piece, &self.ranks);
         }
         let Ok(mut cache) = self.pieces.lock() else {
-            return byte_pair_split(piece, &self.ranks).len();
+            return bpe::count(piece, &self.ranks);
         };
         if let Some(&n) = cache.get(piece) {
             return n as usize;
         }
-        let n = byte_pair_split(piece, &self.ranks).len();
+        let n = bpe::count(piece, &self.ranks);
         if cache.len() >= PIECE_CACHE_ENTRIES {
             cache.clear();
         }
-        cache.insert(piece.to_vec(), u32::try_from(n).unwrap_or(u32::MAX));
+        cache.insert(piece.into(), u32::try_from(n).unwrap_or(u32::MAX));
         n
     }
-}
-
-fn parse_line(line: &[u8]) -> Option<(Vec<u8>, Rank)> {
-    let space = line.iter().position(|&b| b == b' ')?;
-    let token = STANDARD.decode(line.get(..space)?).ok()?;
-    let rank = std::str::from_utf8(line.get(space + 1..)?)
-        .ok()?
-        .parse()
-        .ok()?;
-    if token.is_empty() {
-        return None;
-    }
-    Some((token, rank))
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::core::error::ErrorCode;
 
     #[test]
     fn names_round_trip_and_unknown_is_invalid_input() {

@@ -3,7 +3,10 @@
 pub mod bpe;
 pub mod encoding;
 pub mod heuristic;
+pub mod ranks;
 pub mod registry;
+pub mod split;
+pub mod table_file;
 
 pub use encoding::{Encoding, EncodingName};
 pub use registry::EncodingRegistry;
