@@ -1,7 +1,8 @@
 // `npm run bench`: per-turn cost of keeping a long agent history under the window, side by side
 // with recounting it with the JS tokenizers users would otherwise pick, in one run on the same
 // generated workloads. Writes docs/BENCHMARKS.md.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { cpus, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Compactor, Session, countTokens } from "../js/node.mjs";
@@ -121,7 +122,9 @@ for (const r of rows) lines.push(`| ${r.exactTokens.toLocaleString("en-US")} | $
 lines.push("", "The cache wins by two to three orders of magnitude at 1M tokens, and a JSON string would cost more than the conversion it replaces before Rust even parses it, so the package converts each message once, when first seen.", "");
 lines.push(...peerSection(rows));
 lines.push(...fixtureSection(fixtureRows()));
-lines.push(...(await tokenizerSection()));
+const tokenizers = await tokenizerSection();
+lines.push(...tokenizers.lines);
+lines.splice(4, 0, ...targetSection(rows, tokenizers.targets));
 writeFileSync(new URL("../docs/BENCHMARKS.md", import.meta.url), `${lines.join("\n")}\n`);
 
 /** The section against pi, LangChain and the AI SDK: one table per job, a ratio per size. */
@@ -185,6 +188,33 @@ function fixtureSection(fixtures) {
     const piCells = f.piPrepare ? [cell(f.piRead), cell(f.piPrepare), `${ratio(f.planWarm, f.piPrepare)}×`] : ["–", "–", "–"];
     out.push(`| ${f.name} | ${f.bytes.toLocaleString("en-US")} | ${f.messages} | ${f.tokens.toLocaleString("en-US")} | ${cell(f.import)} | ${cell(f.planFresh)} | ${cell(f.planWarm)} | ${piCells.join(" | ")} |`);
   }
+  out.push("");
+  return out;
+}
+
+/** Issue 12's targets, each with the figure of this run that decides it. */
+function targetSection(rows, tokenizerTargets) {
+  const big = rows.find((r) => r.size === 1_000_000);
+  const p = big.peers;
+  const best = fastestRecount(big);
+  const gz = (path) => gzipSync(readFileSync(new URL(path, import.meta.url)), { level: 9 }).length;
+  const core = gz("../pkg/web/context_compaction_bg.wasm");
+  const ranks = ["o200k_base", "cl100k_base"].map((e) => [e, gz(`../encodings/${e}.ranks`), gz(`./node_modules/gpt-tokenizer/esm/bpeRanks/${e}.js`)]);
+  const t = [
+    ...tokenizerTargets,
+    ...["session", "compactor"].map((k) => {
+      const s = big[`${k}-o200k_base`];
+      const x = big[best].median / s.median;
+      return [`per-step ${k === "session" ? "`Session.append` + `check`" : "`Compactor.check` (identity cache)"} at 1M tokens, o200k`, "≤ 1 ms; ≥ 100× recounting with the fastest JS tokenizer", `${fmt(s.median)} ms; ${x.toFixed(0)}× ${best}`, s.median <= 1 && x >= 100];
+    }),
+    ["`plan` at 1M tokens, heuristic", "faster than pi's `prepareCompaction`", `warm ${fmt(p.ccPlanWarm.median)} vs ${fmt(p.piPrepare.median)} ms (fresh: ${fmt(p.ccPlanFresh.median)} ms)`, p.ccPlanWarm.median < p.piPrepare.median],
+    ["trimming at 1M tokens (`Compactor.trim`)", "≥ 100× LangChain's with chars/4, faster than its exact memoized; never orphaning", `${ratio(p.ccCompactorTrim, p.lcTrimQuarter)}× and ${ratio(p.ccCompactorTrimExact, p.lcTrimExact)}×; ${p.ccTrimOrphans + p.ccTrimExactOrphans + p.ccCompactorTrimOrphans} orphans (LangChain: ${p.lcTrimQuarterOrphans}, ${p.lcTrimExactOrphans})`, p.lcTrimQuarter.median / p.ccCompactorTrim.median >= 100 && p.ccCompactorTrimExact.median < p.lcTrimExact.median],
+    ["stateless `trimMessages` at 1M tokens", "(the same, each call converting the whole array)", `${ratio(p.ccTrim, p.lcTrimQuarter)}× chars/4; o200k ${ratio(p.ccTrimExact, p.lcTrimExact)}× exact memoized`, p.lcTrimQuarter.median / p.ccTrim.median >= 100 && p.ccTrimExact.median < p.lcTrimExact.median],
+    ["core `.wasm`, gzip", "≤ 100 KiB without exact counting (a second module for it)", `${(core / 1024).toFixed(0)} KiB, one module with exact counting`, core <= 100 * 1024],
+    ...ranks.map(([e, ours, theirs]) => [`rank data shipped, ${e}, gzip`, "no larger than gpt-tokenizer's", `${(ours / 1024).toFixed(0)} vs ${(theirs / 1024).toFixed(0)} KiB`, ours <= theirs]),
+  ];
+  const out = ["## Targets (issue 12)", "", "Each figure is from this run.", "", "| measure | target | this run | met |", "|---|---|---|---|"];
+  for (const [measure, target, figure, met] of t) out.push(`| ${measure} | ${target} | ${figure} | ${met ? "yes" : "**no**"} |`);
   out.push("");
   return out;
 }

@@ -142,7 +142,7 @@ function memory() {
   return out;
 }
 
-/** Runs every measurement and returns the markdown section. */
+/** Runs every measurement: `{ lines }` (the markdown section) and `targets` (issue 12's rows). */
 export async function tokenizerSection() {
   const texts = history(1_000_000).map(textOf);
   const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
@@ -177,5 +177,15 @@ export async function tokenizerSection() {
   const mib = (b) => (b / 2 ** 20).toFixed(0);
   for (const lib of LIBS) lines.push(`| ${lib} | ${cold[lib].toFixed(0)} | ${mib(rss[lib])} | ${mib(rss[lib] - rss.baseline)} |`);
   lines.push(`| (baseline) | | ${mib(rss.baseline)} | |`);
-  return lines;
+  const targets = speed.map((row) => {
+    const ours = row.libs["context-compaction"];
+    const others = LIBS.filter((l) => l !== "context-compaction" && l !== "tiktoken");
+    const fastest = others.reduce((a, b) => (row.libs[b].mbps > row.libs[a].mbps ? b : a));
+    const x = ours.mbps / row.libs[fastest].mbps;
+    return [`exact counting, ${row.enc}, 1M-token history`, "≥ 1.5× the fastest JS tokenizer, counts identical to tiktoken", `${x.toFixed(1)}× ${fastest}; ${ours.mismatches === 0 ? "identical" : `${ours.mismatches} messages differ`}`, x >= 1.5 && ours.mismatches === 0];
+  });
+  const coldX = cold["context-compaction"] / cold["gpt-tokenizer"];
+  targets.push(["cold start to the first o200k count", "≤ 0.5× gpt-tokenizer", `${coldX.toFixed(2)}× (${cold["context-compaction"].toFixed(0)} vs ${cold["gpt-tokenizer"].toFixed(0)} ms)`, coldX <= 0.5]);
+  targets.push(["RSS with o200k loaded, after counting the 1M history", "≤ gpt-tokenizer's", `${mib(rss["context-compaction"])} vs ${mib(rss["gpt-tokenizer"])} MiB`, rss["context-compaction"] <= rss["gpt-tokenizer"]]);
+  return { lines, targets };
 }
