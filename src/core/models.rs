@@ -5,7 +5,7 @@
 //! 3.7 Sonnet), the default limit is listed. Entries marked "uncertain" are best knowledge, not
 //! checked against a primary source; callers can always pass `contextWindow` explicitly.
 
-use crate::core::estimate::ImageRule;
+use crate::core::estimate::{ImageRule, Profile};
 use crate::core::tokens::EncodingName;
 
 /// Who serves a model (decides the image rule and the tokenizer family).
@@ -37,6 +37,15 @@ impl ModelInfo {
             Provider::OpenAi => ImageRule::OpenAi,
             Provider::Anthropic => ImageRule::Anthropic,
             Provider::Google => ImageRule::Gemini,
+        }
+    }
+
+    /// Whose count estimates aim at: the provider's own (see [`Profile`]).
+    pub fn profile(&self) -> Profile {
+        match self.provider {
+            Provider::OpenAi => Profile::OPENAI,
+            Provider::Anthropic => Profile::ANTHROPIC,
+            Provider::Google => Profile::GOOGLE,
         }
     }
 }

@@ -8,7 +8,7 @@ pub mod trim;
 use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::driver::FailurePolicy;
 use crate::core::error::{Error, Result};
-use crate::core::estimate::ImageRule;
+use crate::core::estimate::{ImageRule, Profile};
 use crate::core::format::Format;
 use crate::core::message::Role;
 use crate::core::models::model_info;
@@ -40,6 +40,8 @@ pub struct Options {
     /// `None` detects the format of each call's messages.
     pub format: Option<Format>,
     pub image_rule: ImageRule,
+    /// Whose count the estimate aims at: the `model`'s provider ([`Profile::BASE`] without one).
+    pub profile: Profile,
     /// Per summarizer call.
     pub timeout_ms: u64,
     /// Automatic compaction stops after this many consecutive failures (manual still works).
@@ -175,7 +177,11 @@ pub fn parse(value: &Value) -> Result<Options> {
         Some(name) => FailurePolicy::parse(name, "onFailure")?,
         None => FailurePolicy::Auto,
     };
+    let profile = model
+        .and_then(|(_, info)| info)
+        .map_or(Profile::BASE, |i| i.profile());
     let options = Options {
+        profile,
         tokenizer,
         format,
         image_rule,
