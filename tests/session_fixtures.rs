@@ -65,6 +65,7 @@ fn config(window: usize) -> Config {
         settings: options.settings,
         estimator: Estimator::new(Counter::Heuristic),
         background_tokens: None,
+        calibration: Default::default(),
     }
 }
 

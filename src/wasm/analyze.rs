@@ -11,7 +11,7 @@ use super::identity::{IdentityCache, Totals};
 use super::options::{estimator_for, Callbacks};
 use crate::core::driver::{continuation, replaced_upto, Breaker};
 use crate::core::error::Error;
-use crate::core::estimate::{calibrated_total, Estimate, Estimator, Usage};
+use crate::core::estimate::{calibrate, Estimate, Estimator, Usage};
 use crate::core::message::Part;
 use crate::core::options::Options;
 use crate::core::prepare::{prepare, History, Prepared};
@@ -40,6 +40,11 @@ pub struct State {
     pub memo: Option<Memo>,
     /// Every message object seen, imported once (see `identity`).
     pub identity: IdentityCache,
+    /// What self-calibration has learned from the usage given to `check`.
+    pub learned: crate::core::estimate::Learned,
+    /// The latest usage `check` learned from: the identity id of its assistant message and the
+    /// prompt it reported (`input + cacheRead + cacheWrite`).
+    pub last_usage: Option<(u32, u64)>,
 }
 
 /// What a `Compactor` holds; shared with its in-flight compactions.
@@ -120,6 +125,66 @@ impl Inner {
     /// Tokens, turns and non-system messages of a call's cached messages.
     pub fn totals(&self, ids: &[u32]) -> Totals {
         self.state.borrow_mut().identity.totals_of_call(ids)
+    }
+
+    /// Tokens by kind of the cached messages `ids`, summed.
+    pub fn kinds_of(&self, ids: &[u32]) -> crate::core::estimate::KindTokens {
+        let state = self.state.borrow();
+        ids.iter()
+            .filter_map(|id| state.identity.get(*id).map(|e| e.kinds))
+            .sum()
+    }
+
+    /// `kinds` corrected by what self-calibration has learned.
+    pub fn corrected(&self, kinds: &crate::core::estimate::KindTokens) -> usize {
+        self.state.borrow().learned.corrected(kinds)
+    }
+
+    /// The expected error in tokens of an estimate of `estimated` tokens.
+    pub fn error_of(&self, estimated: usize) -> usize {
+        crate::core::estimate::scale(estimated, self.state.borrow().learned.error())
+    }
+
+    /// The budget the trigger is evaluated against when `estimated` tokens of the count are
+    /// estimated: with `safetyMargin: "auto"` the margin is their expected error.
+    pub fn budget_for(&self, estimated: usize) -> crate::core::trigger::Budget {
+        let settings = &self.options.settings;
+        if settings.auto_margin {
+            settings.budget.with_auto_margin(self.error_of(estimated))
+        } else {
+            settings.budget
+        }
+    }
+
+    /// Learns from `usage` given with the messages `ids`, whose latest assistant message is at
+    /// `anchor`: the growth of the prompt since the usage learned from before, set against the
+    /// estimate of the messages from that usage's assistant message up to this one. The same
+    /// response given again teaches nothing.
+    pub fn learn(&self, ids: &[u32], anchor: usize, usage: &Usage) {
+        let Some(&anchor_id) = ids.get(anchor) else {
+            return;
+        };
+        let prompt = usage
+            .input
+            .saturating_add(usage.cache_read)
+            .saturating_add(usage.cache_write);
+        let last = self.state.borrow().last_usage;
+        if let Some((prev_id, prev_prompt)) = last {
+            if prev_id == anchor_id {
+                return;
+            }
+            let from = ids
+                .get(..anchor)
+                .and_then(|before| before.iter().rposition(|id| *id == prev_id));
+            if let (Some(from), true) = (from, prompt > prev_prompt) {
+                let added = self.kinds_of(ids.get(from..anchor).unwrap_or_default());
+                self.state
+                    .borrow_mut()
+                    .learned
+                    .observe(&added, prompt - prev_prompt);
+            }
+        }
+        self.state.borrow_mut().last_usage = Some((anchor_id, prompt));
     }
 
     /// Tokens of each cached message.
@@ -208,13 +273,30 @@ impl Inner {
             }
         }
         let settings = &self.options.settings;
+        let learned = self.state.borrow().learned;
+        if learned.factors != crate::core::estimate::Factors::ONE {
+            let kinds = match n {
+                None => self.kinds_of(&r.ids),
+                Some(n) => {
+                    let head: crate::core::estimate::KindTokens = self
+                        .state
+                        .borrow()
+                        .memo
+                        .as_ref()
+                        .map(|m| m.head.iter().map(|h| r.estimator.estimate_message(h)).sum())
+                        .unwrap_or_default();
+                    head + self.kinds_of(r.ids.get(n..).unwrap_or_default())
+                }
+            };
+            totals.tokens = learned.corrected(&kinds);
+        }
         let d = settings
             .trigger
             .evaluate(&crate::core::trigger::TriggerInput {
                 tokens: totals.tokens,
                 turns: totals.turns,
                 messages: totals.non_system,
-                budget: settings.budget,
+                budget: self.budget_for(totals.tokens),
                 forced: false,
             });
         Ok(Quick {
@@ -323,10 +405,30 @@ impl Inner {
         usage: Option<&Usage>,
         forced: bool,
     ) -> Result<Prepared, JsValue> {
-        let total = match usage {
-            Some(u) => calibrated_total(&a.incoming.messages, &a.estimate.per_message, u),
-            None => a.estimate.total,
+        let learned = self.state.borrow().learned;
+        let (total, estimated) = match usage {
+            Some(u) => {
+                let c = calibrate(&a.incoming.messages, &a.estimate.per_message, u);
+                let after: crate::core::estimate::KindTokens = match c.anchor {
+                    Some(at) => a
+                        .estimate
+                        .per_message_kinds
+                        .iter()
+                        .skip(at + 1)
+                        .copied()
+                        .sum(),
+                    None => a.estimate.by_kind,
+                };
+                let estimated = learned.corrected(&after);
+                (c.measured.saturating_add(estimated), estimated)
+            }
+            None => {
+                let estimated = learned.corrected(&a.estimate.by_kind);
+                (estimated, estimated)
+            }
         };
+        let mut settings = self.options.settings.clone();
+        settings.budget = self.budget_for(estimated);
         let cost = |p: &Part| a.estimator.part_tokens(p);
         let history = History {
             messages: &a.incoming.messages,
@@ -334,6 +436,6 @@ impl Inner {
             total,
             part_cost: &cost,
         };
-        throw(prepare(&self.options.settings, &history, forced))
+        throw(prepare(&settings, &history, forced))
     }
 }

@@ -167,6 +167,13 @@ impl Learned {
     }
 }
 
+impl Default for Learned {
+    /// Nothing learned, with the expected error of the base estimate ([`super::Profile::BASE`]).
+    fn default() -> Self {
+        Learned::new(super::Profile::BASE.error)
+    }
+}
+
 fn clamp_error(e: f64) -> f64 {
     if e.is_finite() {
         e.clamp(0.0, MAX_ERROR)

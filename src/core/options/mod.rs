@@ -215,8 +215,22 @@ fn budget(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     if let Some(n) = r.count("reserveTokens", 0)? {
         s.budget.reserve_tokens = n;
     }
-    if let Some(n) = r.count("safetyMargin", 0)? {
-        s.budget.safety_margin = n;
+    match r.value("safetyMargin").and_then(Value::as_str) {
+        Some("auto") => {
+            s.auto_margin = true;
+            s.budget.safety_margin = 0;
+        }
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "safetyMargin",
+                "safetyMargin must be a whole number of tokens or \"auto\"",
+            ))
+        }
+        None => {
+            if let Some(n) = r.count("safetyMargin", 0)? {
+                s.budget.safety_margin = n;
+            }
+        }
     }
     if let Some(n) = r.count("systemTokens", 0)? {
         s.budget.system_tokens = n;

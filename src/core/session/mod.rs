@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::estimate::{Estimator, Usage};
+use crate::core::estimate::{Estimator, Learned, Usage};
 use crate::core::message::Message;
 use crate::core::plan::Plan;
 use crate::core::prune::{self, PruneAction, TtlOptions};
@@ -47,6 +47,9 @@ pub struct Config {
     pub estimator: Estimator,
     /// Start compacting in the background at this many tokens (below the trigger's threshold).
     pub background_tokens: Option<usize>,
+    /// What self-calibration starts from when the log holds none (nothing learned, the model
+    /// profile's expected error).
+    pub calibration: Learned,
 }
 
 /// A session (see the module documentation).
@@ -140,12 +143,12 @@ impl Session {
     pub fn append(&mut self, messages: Vec<Message>) -> Vec<String> {
         let mut out = Vec::with_capacity(messages.len());
         for message in messages {
-            let tokens = self.config.estimator.estimate_message(&message).total();
+            let kinds = self.config.estimator.estimate_message(&message);
             let id = self.next_id();
             let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
             if let Some(m) = self.log.get(at).and_then(Entry::message) {
                 let m = m.clone();
-                self.view.push(at, None, &m, tokens);
+                self.view.push(at, None, &m, kinds);
             }
             out.push(id);
         }
@@ -163,11 +166,11 @@ impl Session {
                     format!("entry id \"{id}\" is already in the session"),
                 ));
             }
-            let tokens = self.config.estimator.estimate_message(&message).total();
+            let kinds = self.config.estimator.estimate_message(&message);
             let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
             if let Some(m) = self.log.get(at).and_then(Entry::message) {
                 let m = m.clone();
-                self.view.push(at, None, &m, tokens);
+                self.view.push(at, None, &m, kinds);
             }
             out.push(id);
         }
@@ -175,12 +178,14 @@ impl Session {
     }
 
     /// Records the provider's usage of the latest response: the count of the context up to the
-    /// latest assistant message is taken from it from now on.
+    /// latest assistant message is taken from it from now on, and self-calibration learns from
+    /// the growth of the prompt since the previous usage. What it has learned is written with
+    /// the usage entry.
     pub fn record_usage(&mut self, usage: Usage) -> String {
+        self.view.record_usage(&self.log, &usage, true);
+        let learned = (self.view.learned.samples > 0).then_some(self.view.learned);
         let id = self.next_id();
-        self.push(id.clone(), EntryKind::Usage(usage));
-        let measured = usize::try_from(usage.total()).unwrap_or(usize::MAX);
-        self.view.record_usage(&self.log, measured);
+        self.push(id.clone(), EntryKind::Usage(usage, learned));
         id
     }
 
@@ -189,13 +194,35 @@ impl Session {
         self.view.total()
     }
 
+    /// What self-calibration has learned so far.
+    pub fn calibration(&self) -> &Learned {
+        &self.view.learned
+    }
+
+    /// The expected error of [`Session::tokens`], in tokens: the calibration's expected relative
+    /// error times the part of the count that is estimated (the provider's part counts exactly).
+    pub fn tokens_error(&self) -> usize {
+        crate::core::estimate::scale(self.view.estimated(), self.view.learned.error())
+    }
+
+    /// The budget the trigger is evaluated against: with `safetyMargin: "auto"`, the margin is
+    /// the expected error of the count ([`Budget::with_auto_margin`]).
+    pub fn budget(&self) -> crate::core::trigger::Budget {
+        let budget = self.config.settings.budget;
+        if self.config.settings.auto_margin {
+            budget.with_auto_margin(self.tokens_error())
+        } else {
+            budget
+        }
+    }
+
     /// Evaluates the trigger on the live context in O(1). `forced` after a context-limit error.
     pub fn check(&self, forced: bool) -> Decision {
         let input = TriggerInput {
             tokens: self.view.total(),
             turns: self.view.turns,
             messages: self.view.non_system,
-            budget: self.config.settings.budget,
+            budget: self.budget(),
             forced,
         };
         self.config.settings.trigger.evaluate(&input)
@@ -342,6 +369,7 @@ impl Session {
             &self.ids,
             &self.config.settings.summary,
             &self.config.estimator,
+            self.config.calibration,
         );
     }
 
