@@ -81,22 +81,46 @@ fn fit(turns: &[(KindTokens, f64)]) -> Factors {
     f
 }
 
-/// The model-aware estimate of each turn with the provider's count: uncalibrated, and with
-/// self-calibration learning from each turn after its prediction was recorded (so every
-/// prediction is made before its turn's count is known).
 /// Estimated and provider-counted tokens of each turn.
 type Pairs = Vec<(f64, f64)>;
 
-fn replay(s: &Replay, estimator: &Estimator) -> (Pairs, Pairs, Learned) {
+/// What one replay measures, as (estimate, provider) pairs.
+#[derive(Default)]
+struct Measured {
+    /// The whole turn (the measure), model-aware, uncalibrated.
+    plain: Pairs,
+    /// The same, self-calibrated (each prediction made before its turn's count is known).
+    calibrated: Pairs,
+    /// The tail the trigger estimates: the messages after a response up to the next request,
+    /// against `prompt − previous input − previous output`; uncalibrated and self-calibrated.
+    tail_plain: Pairs,
+    tail_calibrated: Pairs,
+}
+
+/// The model-aware estimate of each turn with the provider's count: uncalibrated, and with
+/// self-calibration learning from each turn after its prediction was recorded.
+fn replay(s: &Replay, estimator: &Estimator) -> (Measured, Learned) {
     let mut learned = Learned::new(Profile::ANTHROPIC.error);
-    let mut plain = Vec::new();
-    let mut calibrated = Vec::new();
-    for (k, obs) in turns(s, estimator) {
-        plain.push((k.total() as f64, obs));
-        calibrated.push((learned.predict(&k), obs));
-        learned.observe(&k, obs as u64);
+    let mut m = Measured::default();
+    let per: Vec<KindTokens> = s
+        .messages
+        .iter()
+        .map(|x| estimator.estimate_message(x))
+        .collect();
+    for t in &s.turns {
+        let k: KindTokens = per[t.from..t.to].iter().copied().sum();
+        let obs = t.added as f64;
+        let tail: KindTokens = per[t.from + 1..t.to].iter().copied().sum();
+        let tail_obs = (t.after.total() - t.after.output) as f64 - t.before.total() as f64;
+        if tail_obs > 0.0 && tail.total() > 0 {
+            m.tail_plain.push((tail.total() as f64, tail_obs));
+            m.tail_calibrated.push((learned.predict(&tail), tail_obs));
+        }
+        m.plain.push((k.total() as f64, obs));
+        m.calibrated.push((learned.predict(&k), obs));
+        learned.observe(&k, t.added);
     }
-    (plain, calibrated, learned)
+    (m, learned)
 }
 
 fn mean_abs_log(pairs: &[(f64, f64)]) -> f64 {
@@ -141,21 +165,27 @@ fn replay_every_fixture_with_usage() {
         let group: Vec<&Replay> = sessions.iter().filter(|s| s.fit != held_out).collect();
         let names: Vec<&str> = group.iter().map(|s| s.name.as_str()).collect();
         let (mut b, mut m, mut c, mut warm) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut tail_b, mut tail_m, mut tail_c) = (Vec::new(), Vec::new(), Vec::new());
         for s in &group {
             for (k, obs) in turns(s, &base) {
                 b.push((k.total() as f64, obs));
             }
-            let (plain, calibrated, learned) = replay(s, &model);
+            let (base_run, _) = replay(s, &base);
+            tail_b.extend(base_run.tail_plain);
+            let (run, learned) = replay(s, &model);
             println!(
-                "  {}: {} turns, learned {:?}",
+                "  {}: {} turns, learned {:?}, expected error {:.3}",
                 s.name,
-                plain.len(),
-                learned.factors
+                run.plain.len(),
+                learned.factors,
+                learned.error()
             );
-            m.extend(plain);
+            m.extend(run.plain);
             // after a few turns: from the sixth turn of each session on
-            warm.extend(calibrated.iter().skip(5).copied());
-            c.extend(calibrated);
+            warm.extend(run.calibrated.iter().skip(5).copied());
+            c.extend(run.calibrated);
+            tail_m.extend(run.tail_plain);
+            tail_c.extend(run.tail_calibrated);
         }
         let label = if held_out { "held out" } else { "fit" };
         println!("{label} ({}): {} turns", names.join(", "), b.len());
@@ -163,6 +193,11 @@ fn replay_every_fixture_with_usage() {
         let model_stats = line("model-aware, uncalibrated", &m);
         line("model-aware, self-calibrated", &c);
         let (agg, median, _) = line("self-calibrated, from turn 6 on", &warm);
+        println!("  the tail check() estimates ({} turns):", tail_b.len());
+        line("base", &tail_b);
+        line("model-aware, uncalibrated", &tail_m);
+        let tail = line("model-aware, self-calibrated", &tail_c);
+        assert!(tail.0 > base_stats.0.min(1.0), "{label}: tail {tail:?}");
         assert!(b.len() >= 100, "{label}: too few turns");
         // the base estimate undercounts Anthropic's tokens; the model-aware one does not
         assert!(

@@ -66,6 +66,7 @@ fn config(window: usize) -> Config {
         estimator: Estimator::new(Counter::Heuristic),
         background_tokens: None,
         calibration: Default::default(),
+        self_calibration: true,
     }
 }
 

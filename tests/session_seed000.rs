@@ -26,6 +26,7 @@ fn config() -> Config {
         estimator: Estimator::new(Counter::Heuristic),
         background_tokens: None,
         calibration: Default::default(),
+        self_calibration: true,
     }
 }
 

@@ -32,6 +32,10 @@ pub struct Memo {
     pub head_totals: Totals,
 }
 
+/// How many messages before a usage's response `check` looks back for the previous response it
+/// learned from.
+const LEARN_WINDOW: usize = 256;
+
 /// Mutable state, borrowed briefly and never across an `.await`.
 pub struct State {
     /// Automatic compaction stops after repeated failures.
@@ -42,9 +46,10 @@ pub struct State {
     pub identity: IdentityCache,
     /// What self-calibration has learned from the usage given to `check`.
     pub learned: crate::core::estimate::Learned,
-    /// The latest usage `check` learned from: the identity id of its assistant message and the
-    /// prompt it reported (`input + cacheRead + cacheWrite`).
-    pub last_usage: Option<(u32, u64)>,
+    /// The latest usage `check` learned from: the content key of its assistant message (found
+    /// again in a later call whether the caller passes the same object or a copy) and the prompt
+    /// it reported (`input + cacheRead + cacheWrite`).
+    pub last_usage: Option<(crate::core::estimate::MessageKey, u64)>,
 }
 
 /// What a `Compactor` holds; shared with its in-flight compactions.
@@ -159,9 +164,17 @@ impl Inner {
     /// Learns from `usage` given with the messages `ids`, whose latest assistant message is at
     /// `anchor`: the growth of the prompt since the usage learned from before, set against the
     /// estimate of the messages from that usage's assistant message up to this one. The same
-    /// response given again teaches nothing.
+    /// response given again teaches nothing; so does a response whose predecessor is not among the
+    /// [`LEARN_WINDOW`] messages before it.
     pub fn learn(&self, ids: &[u32], anchor: usize, usage: &Usage) {
-        let Some(&anchor_id) = ids.get(anchor) else {
+        use crate::core::estimate::message_key;
+        use crate::core::message::Role;
+        let key_at = |i: usize| {
+            let state = self.state.borrow();
+            let e = state.identity.get(*ids.get(i)?)?;
+            (e.message.role == Role::Assistant).then(|| message_key(&e.message))
+        };
+        let Some(anchor_key) = key_at(anchor) else {
             return;
         };
         let prompt = usage
@@ -169,13 +182,15 @@ impl Inner {
             .saturating_add(usage.cache_read)
             .saturating_add(usage.cache_write);
         let last = self.state.borrow().last_usage;
-        if let Some((prev_id, prev_prompt)) = last {
-            if prev_id == anchor_id {
+        if let Some((prev_key, prev_prompt)) = last {
+            if prev_key == anchor_key {
                 return;
             }
-            let from = ids
-                .get(..anchor)
-                .and_then(|before| before.iter().rposition(|id| *id == prev_id));
+            // Looked for among the last LEARN_WINDOW messages only, so a check stays cheap when
+            // the previous response is gone (compacted away, another conversation).
+            let from = (anchor.saturating_sub(LEARN_WINDOW)..anchor)
+                .rev()
+                .find(|&i| key_at(i) == Some(prev_key));
             if let (Some(from), true) = (from, prompt > prev_prompt) {
                 let added = self.kinds_of(ids.get(from..anchor).unwrap_or_default());
                 self.state
@@ -184,7 +199,7 @@ impl Inner {
                     .observe(&added, prompt - prev_prompt);
             }
         }
-        self.state.borrow_mut().last_usage = Some((anchor_id, prompt));
+        self.state.borrow_mut().last_usage = Some((anchor_key, prompt));
     }
 
     /// Tokens of each cached message.

@@ -163,7 +163,11 @@ impl Compactor {
         let r = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
         let totals = self.inner.totals(&r.ids);
-        if let (Some(u), Some(anchor)) = (&usage, totals.last_assistant) {
+        if let (Some(u), Some(anchor), true) = (
+            &usage,
+            totals.last_assistant,
+            self.inner.options.self_calibration,
+        ) {
             self.inner.learn(&r.ids, anchor, u);
         }
         let (measured, estimated) = match (&usage, totals.last_assistant) {

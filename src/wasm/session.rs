@@ -82,6 +82,7 @@ impl Inner {
                 .session_options
                 .background_tokens(&self.options.settings.budget),
             calibration: crate::core::estimate::Learned::new(self.options.profile.error),
+            self_calibration: self.options.self_calibration,
         })
     }
 

@@ -42,6 +42,9 @@ pub struct Turn {
     pub from: usize,
     pub to: usize,
     pub added: u64,
+    /// The usage of the request at `from` and of the one at `to`.
+    pub before: Usage,
+    pub after: Usage,
 }
 
 /// A session with its requests and turns.
@@ -142,6 +145,8 @@ fn build(name: &str, messages: Vec<Message>, requests: Vec<Request>, cuts: &[usi
             from: a.assistant,
             to: b.assistant,
             added: b.prompt - a.prompt,
+            before: a.usage,
+            after: b.usage,
         });
     }
     Replay {

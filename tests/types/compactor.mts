@@ -13,6 +13,7 @@ import {
   type SummaryRequest,
   type PlanPreview,
   type Violation,
+  type Calibration,
 } from "context-compaction";
 
 interface MyMessage {
@@ -87,3 +88,21 @@ const layered = new Session<MyMessage>({ contextWindow: 100_000, preset: "block-
 const prepared: Promise<RenderResult<MyMessage>> = layered.prepare({ now: Date.now(), force: false });
 new Compactor<MyMessage>({ contextWindow: 100_000, preset: "workstream", summarize: "extractive" });
 void prepared;
+
+// Model-aware estimates, self-calibration and the expected error.
+const calibrated = new Compactor<MyMessage>({ model: "claude-sonnet-4-5", summarize: "extractive", safetyMargin: "auto", selfCalibration: true });
+const checked = calibrated.check(history, { usage: { input_tokens: 10, output_tokens: 5 } });
+const errorTokens: number = checked.tokensError;
+const calibration: Calibration = calibrated.estimate(history).calibration;
+const provider: "openai" | "anthropic" | "google" | "o200k" = calibration.provider;
+const toolFactor: number = calibration.factors.toolResults;
+const learnedFrom: number = calibration.samples;
+const relative: number = calibration.error;
+const sessionCheck = new Session<MyMessage>({ model: "gemini-2.5-pro", summarize: "extractive", safetyMargin: "auto" }).check();
+const sessionCalibration: Calibration = sessionCheck.calibration;
+const sessionError: number = sessionCheck.tokensError;
+void [errorTokens, provider, toolFactor, learnedFrom, relative, sessionCalibration, sessionError];
+// @ts-expect-error: the margin is a number of tokens or "auto"
+new Compactor({ contextWindow: 1, safetyMargin: "large" });
+// @ts-expect-error: selfCalibration is a boolean
+new Compactor({ contextWindow: 1, selfCalibration: "on" });

@@ -42,6 +42,8 @@ pub struct Options {
     pub image_rule: ImageRule,
     /// Whose count the estimate aims at: the `model`'s provider ([`Profile::BASE`] without one).
     pub profile: Profile,
+    /// Whether usage numbers also calibrate the estimate (`selfCalibration`, default true).
+    pub self_calibration: bool,
     /// Per summarizer call.
     pub timeout_ms: u64,
     /// Automatic compaction stops after this many consecutive failures (manual still works).
@@ -180,8 +182,19 @@ pub fn parse(value: &Value) -> Result<Options> {
     let profile = model
         .and_then(|(_, info)| info)
         .map_or(Profile::BASE, |i| i.profile());
+    let self_calibration = match r.value("selfCalibration") {
+        None | Some(Value::Bool(true)) => true,
+        Some(Value::Bool(false)) => false,
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "selfCalibration",
+                "selfCalibration must be true or false",
+            ))
+        }
+    };
     let options = Options {
         profile,
+        self_calibration,
         tokenizer,
         format,
         image_rule,

@@ -50,6 +50,8 @@ pub struct Config {
     /// What self-calibration starts from when the log holds none (nothing learned, the model
     /// profile's expected error).
     pub calibration: Learned,
+    /// Whether recorded usage also calibrates the estimate.
+    pub self_calibration: bool,
 }
 
 /// A session (see the module documentation).
@@ -182,7 +184,8 @@ impl Session {
     /// the growth of the prompt since the previous usage. What it has learned is written with
     /// the usage entry.
     pub fn record_usage(&mut self, usage: Usage) -> String {
-        self.view.record_usage(&self.log, &usage, true);
+        self.view
+            .record_usage(&self.log, &usage, self.config.self_calibration);
         let learned = (self.view.learned.samples > 0).then_some(self.view.learned);
         let id = self.next_id();
         self.push(id.clone(), EntryKind::Usage(usage, learned));
