@@ -166,12 +166,14 @@ fn replay_every_fixture_with_usage() {
         let names: Vec<&str> = group.iter().map(|s| s.name.as_str()).collect();
         let (mut b, mut m, mut c, mut warm) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut tail_b, mut tail_m, mut tail_c) = (Vec::new(), Vec::new(), Vec::new());
+        let mut base_warm = Vec::new();
         for s in &group {
             for (k, obs) in turns(s, &base) {
                 b.push((k.total() as f64, obs));
             }
             let (base_run, _) = replay(s, &base);
             tail_b.extend(base_run.tail_plain);
+            base_warm.extend(base_run.calibrated.iter().skip(5).copied());
             let (run, learned) = replay(s, &model);
             println!(
                 "  {}: {} turns, learned {:?}, expected error {:.3}",
@@ -193,6 +195,16 @@ fn replay_every_fixture_with_usage() {
         let model_stats = line("model-aware, uncalibrated", &m);
         line("model-aware, self-calibrated", &c);
         let (agg, median, _) = line("self-calibrated, from turn 6 on", &warm);
+        // self-calibration alone, from the base estimate (a model without a fitted profile)
+        let alone = line("base, self-calibrated, from turn 6 on", &base_warm);
+        assert!(
+            (0.95..=1.05).contains(&alone.0),
+            "{label}: calibration alone {alone:?}"
+        );
+        assert!(
+            alone.1 > base_stats.1 + 0.05,
+            "{label}: calibration alone {alone:?}"
+        );
         println!("  the tail check() estimates ({} turns):", tail_b.len());
         line("base", &tail_b);
         line("model-aware, uncalibrated", &tail_m);

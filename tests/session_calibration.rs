@@ -90,6 +90,8 @@ fn mean(v: &[f64]) -> f64 {
 
 #[test]
 fn learns_from_recorded_usage_and_persists_it() {
+    let fresh = Session::new(config(Profile::ANTHROPIC), "f".into(), "pi".into());
+    assert_eq!(*fresh.calibration(), Learned::new(Profile::ANTHROPIC.error));
     let (base, base_errors) = replay(Profile::BASE);
     let (s, errors) = replay(Profile::ANTHROPIC);
     println!(

@@ -140,6 +140,16 @@ impl Inner {
             .sum()
     }
 
+    /// The corrected total of the messages `ids`, whose uncorrected total is `plain`: `plain`
+    /// itself while nothing was learned (no walk over the messages).
+    pub fn corrected_total(&self, ids: &[u32], plain: usize) -> usize {
+        if self.state.borrow().learned.factors == crate::core::estimate::Factors::ONE {
+            plain
+        } else {
+            self.corrected(&self.kinds_of(ids))
+        }
+    }
+
     /// `kinds` corrected by what self-calibration has learned.
     pub fn corrected(&self, kinds: &crate::core::estimate::KindTokens) -> usize {
         self.state.borrow().learned.corrected(kinds)

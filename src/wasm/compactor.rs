@@ -180,7 +180,7 @@ impl Compactor {
                     self.inner.corrected(&after),
                 )
             }
-            _ => (0, self.inner.corrected(&self.inner.kinds_of(&r.ids))),
+            _ => (0, self.inner.corrected_total(&r.ids, totals.tokens)),
         };
         let tokens = measured.saturating_add(estimated);
         let settings = &self.inner.options.settings;

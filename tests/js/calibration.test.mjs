@@ -130,6 +130,7 @@ test("a Session learns from recordUsage, reports the error, and keeps its calibr
   const s = new Session(options);
   const first = s.check();
   assert.equal(first.calibration.samples, 0);
+  assert.equal(first.calibration.error, 0.18, "the Anthropic profile's expected error");
   let next = 0;
   let margins = [];
   for (const u of data.usages.slice(0, 120)) {

@@ -112,15 +112,13 @@ impl Learned {
         if norm <= 0.0 {
             return false;
         }
-        {
-            for (kind, share) in shares {
-                // Each kind moves by its share, normalized so that the whole prediction moves
-                // `weight × step` in log space; never more than twice that for one kind.
-                let move_by = (weight * step * share / norm)
-                    .clamp(-2.0 * weight * MAX_STEP, 2.0 * weight * MAX_STEP);
-                let f = self.factors.get(kind) * move_by.exp();
-                self.factors.set(kind, f.clamp(MIN_FACTOR, MAX_FACTOR));
-            }
+        for (kind, share) in shares {
+            // Each kind moves by its share, normalized so that the whole prediction moves
+            // `weight × step` in log space; never more than twice that for one kind.
+            let move_by = (weight * step * share / norm)
+                .clamp(-2.0 * weight * MAX_STEP, 2.0 * weight * MAX_STEP);
+            let f = self.factors.get(kind) * move_by.exp();
+            self.factors.set(kind, f.clamp(MIN_FACTOR, MAX_FACTOR));
         }
         let residual = log.clamp(-MAX_ERROR, MAX_ERROR);
         self.spread = clamp_error(self.spread + ERROR_RATE * (residual.abs() - self.spread));

@@ -76,12 +76,16 @@ impl Session {
 
     /// A session with `header` and nothing logged yet.
     fn empty(config: Config, header: Header) -> Session {
+        let view = View {
+            learned: config.calibration,
+            ..View::default()
+        };
         Session {
             config,
             header,
             log: Vec::new(),
             ids: HashMap::new(),
-            view: View::default(),
+            view,
             version: 0,
             flushed: 0,
             header_flushed: false,
