@@ -455,9 +455,16 @@ impl Inner {
         let mut settings = self.options.settings.clone();
         settings.budget = self.budget_for(estimated);
         let cost = |p: &Part| a.estimator.part_tokens(p);
+        // Planned with the counts the trigger sees: corrected by self-calibration.
+        let tokens: Vec<usize> = a
+            .estimate
+            .per_message_kinds
+            .iter()
+            .map(|k| learned.corrected(k))
+            .collect();
         let history = History {
             messages: &a.incoming.messages,
-            tokens: &a.estimate.per_message,
+            tokens: &tokens,
             total,
             part_cost: &cost,
         };

@@ -178,3 +178,27 @@ test("safetyMargin \"auto\": an uncalibrated estimate leaves more room than a ca
   assert.ok(warm.threshold > cold.threshold);
   assert.throws(() => new Compactor({ ...options, safetyMargin: "big" }), (e) => e.code === "INVALID_OPTIONS" && e.path === "safetyMargin");
 });
+
+test("a Session with safetyMargin \"auto\" compacts where its check fires, below the plain threshold", async () => {
+  const options = { model: "claude-sonnet-4-5", contextWindow: 20_000, reserveTokens: 2_000, keepRecentTokens: 2_000, summarize: "extractive", trigger: { fraction: 1 }, format: "ai-sdk" };
+  const auto = new Session({ ...options, safetyMargin: "auto" });
+  const plain = new Session(options);
+  let i = 0;
+  while (!auto.check().shouldCompact) {
+    const turn = [
+      { role: "user", content: `request ${i}: ` + "please look at the build output again ".repeat(20) },
+      { role: "assistant", content: `answer ${i}: ` + "the build fails in the linker step ".repeat(20) },
+    ];
+    auto.append(turn);
+    plain.append(turn);
+    i++;
+    assert.ok(i < 200, "the trigger fires");
+  }
+  const check = auto.check();
+  assert.ok(check.tokensError > 0);
+  assert.ok(!plain.check().shouldCompact, "without the margin the trigger does not fire yet");
+  assert.equal(check.threshold, plain.check().threshold - check.tokensError);
+  await auto.prepare();
+  assert.ok(auto.entries().some((e) => e.type === "compaction"), "prepare() compacted");
+  assert.ok(!auto.check().shouldCompact, JSON.stringify(auto.check()));
+});

@@ -297,7 +297,8 @@ impl Session {
                 Source::Entry(id)
             });
             messages.push(m.clone());
-            tokens.push(item.tokens);
+            // Planned with the counts the trigger sees: corrected by self-calibration.
+            tokens.push(self.view.learned.corrected(&item.kinds));
         }
         let previous = self
             .view
