@@ -276,6 +276,19 @@ mod tests {
     }
 
     #[test]
+    fn each_provider_has_its_profile() {
+        let profile = |name: &str| model_info(name).unwrap().profile();
+        assert_eq!(profile("gpt-4o"), Profile::OPENAI);
+        assert_eq!(profile("claude-opus-4-6"), Profile::ANTHROPIC);
+        assert_eq!(
+            profile("us.anthropic.claude-3-5-sonnet-20240620-v1:0"),
+            Profile::ANTHROPIC
+        );
+        assert_eq!(profile("gemini-2.5-flash"), Profile::GOOGLE);
+        assert_eq!(Profile::OPENAI.factors, crate::core::estimate::Factors::ONE);
+    }
+
+    #[test]
     fn unknown_and_near_miss_names() {
         assert_eq!(model_info("llama-3-70b"), None);
         assert_eq!(model_info(""), None);
