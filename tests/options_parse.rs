@@ -144,3 +144,37 @@ fn every_format_name_is_an_option_value() {
         "format"
     );
 }
+
+#[test]
+fn model_profile_auto_margin_and_self_calibration() {
+    use context_compaction::core::estimate::Profile;
+    let o = parse(&json!({"model": "claude-sonnet-4-5"})).unwrap();
+    assert_eq!(o.profile, Profile::ANTHROPIC);
+    assert!(o.self_calibration && !o.settings.auto_margin);
+    assert_eq!(
+        parse(&json!({"contextWindow": 1000})).unwrap().profile,
+        Profile::BASE
+    );
+    let o = parse(
+        &json!({"model": "gemini-2.5-pro", "safetyMargin": "auto", "selfCalibration": false}),
+    )
+    .unwrap();
+    assert_eq!(o.profile, Profile::GOOGLE);
+    assert!(o.settings.auto_margin && !o.self_calibration);
+    assert_eq!(o.settings.budget.safety_margin, 0);
+    let o = parse(&json!({"contextWindow": 100_000, "safetyMargin": 500})).unwrap();
+    assert!(!o.settings.auto_margin);
+    assert_eq!(o.settings.budget.safety_margin, 500);
+    assert_eq!(
+        err_path(json!({"contextWindow": 1000, "safetyMargin": "lots"})),
+        "safetyMargin"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 1000, "safetyMargin": -1})),
+        "safetyMargin"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 1000, "selfCalibration": "yes"})),
+        "selfCalibration"
+    );
+}

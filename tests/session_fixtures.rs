@@ -65,6 +65,8 @@ fn config(window: usize) -> Config {
         settings: options.settings,
         estimator: Estimator::new(Counter::Heuristic),
         background_tokens: None,
+        calibration: Default::default(),
+        self_calibration: true,
     }
 }
 

@@ -25,6 +25,8 @@ fn config() -> Config {
         settings: options.settings,
         estimator: Estimator::new(Counter::Heuristic),
         background_tokens: None,
+        calibration: Default::default(),
+        self_calibration: true,
     }
 }
 

@@ -172,3 +172,22 @@ fn input_counts_turns_and_non_system_messages() {
     let i = TriggerInput::new(&msgs, 5, Budget::new(10));
     assert_eq!((i.turns, i.messages, i.tokens), (2, 5, 5));
 }
+
+#[test]
+fn auto_margin_is_the_error_capped_at_half_the_room() {
+    use context_compaction::core::trigger::Budget;
+    let budget = Budget {
+        context_window: 100_000,
+        reserve_tokens: 10_000,
+        safety_margin: 7,
+        system_tokens: 2_000,
+    };
+    let with = budget.with_auto_margin(3_000);
+    assert_eq!(with.safety_margin, 3_000);
+    assert_eq!(with.available(), 85_000);
+    // a margin larger than half the room is capped: the budget stays valid
+    let capped = budget.with_auto_margin(usize::MAX);
+    assert_eq!(capped.safety_margin, 44_000);
+    assert!(capped.validate().is_ok());
+    assert_eq!(budget.with_auto_margin(0).available(), 88_000);
+}

@@ -5,7 +5,7 @@
 //! 3.7 Sonnet), the default limit is listed. Entries marked "uncertain" are best knowledge, not
 //! checked against a primary source; callers can always pass `contextWindow` explicitly.
 
-use crate::core::estimate::ImageRule;
+use crate::core::estimate::{ImageRule, Profile};
 use crate::core::tokens::EncodingName;
 
 /// Who serves a model (decides the image rule and the tokenizer family).
@@ -37,6 +37,15 @@ impl ModelInfo {
             Provider::OpenAi => ImageRule::OpenAi,
             Provider::Anthropic => ImageRule::Anthropic,
             Provider::Google => ImageRule::Gemini,
+        }
+    }
+
+    /// Whose count estimates aim at: the provider's own (see [`Profile`]).
+    pub fn profile(&self) -> Profile {
+        match self.provider {
+            Provider::OpenAi => Profile::OPENAI,
+            Provider::Anthropic => Profile::ANTHROPIC,
+            Provider::Google => Profile::GOOGLE,
         }
     }
 }
@@ -264,6 +273,19 @@ mod tests {
         assert_eq!(lite.max_output, 65_536);
         assert_eq!(lite.image_rule(), ImageRule::Gemini);
         assert_eq!(window("gemini-2.5-pro-preview-05-06"), Some(1_048_576));
+    }
+
+    #[test]
+    fn each_provider_has_its_profile() {
+        let profile = |name: &str| model_info(name).unwrap().profile();
+        assert_eq!(profile("gpt-4o"), Profile::OPENAI);
+        assert_eq!(profile("claude-opus-4-6"), Profile::ANTHROPIC);
+        assert_eq!(
+            profile("us.anthropic.claude-3-5-sonnet-20240620-v1:0"),
+            Profile::ANTHROPIC
+        );
+        assert_eq!(profile("gemini-2.5-flash"), Profile::GOOGLE);
+        assert_eq!(Profile::OPENAI.factors, crate::core::estimate::Factors::ONE);
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub enum Estimation {
 pub struct Settings {
     /// The window and what is reserved in it.
     pub budget: Budget,
+    /// `safetyMargin: "auto"`: the margin is the expected error of each count (in proportion to
+    /// what is estimated rather than reported), instead of `budget.safety_margin`.
+    pub auto_margin: bool,
     /// When to compact.
     pub trigger: Trigger,
     /// When to prune tool outputs without compacting (Anthropic API's "clear tool uses" at
@@ -100,6 +103,7 @@ impl Settings {
         let keep = 20_000.min(context_window / 5);
         Settings {
             budget: Budget { reserve_tokens: reserve, ..Budget::new(context_window) },
+            auto_margin: false,
             trigger: Trigger::FractionAbove(1.0),
             prune_trigger: None,
             plan: PlanOptions {

@@ -45,6 +45,20 @@ impl Budget {
             .saturating_sub(self.system_tokens)
     }
 
+    /// The same budget with `safetyMargin: "auto"`: the margin is `margin` (the expected error of
+    /// the count, in tokens), at most half of what the window leaves after the reserve and the
+    /// system tokens, so that the budget stays valid whatever the error.
+    pub fn with_auto_margin(self, margin: usize) -> Budget {
+        let room = self
+            .context_window
+            .saturating_sub(self.reserve_tokens)
+            .saturating_sub(self.system_tokens);
+        Budget {
+            safety_margin: margin.min(room / 2),
+            ..self
+        }
+    }
+
     /// Checks that the budget leaves room for messages. Errors are `INVALID_OPTIONS` naming the
     /// key: `contextWindow` (zero), `reserveTokens` (not below the window), `safetyMargin` and
     /// `systemTokens` (when they use up what is left).

@@ -11,7 +11,7 @@ use super::identity::{IdentityCache, Totals};
 use super::options::{estimator_for, Callbacks};
 use crate::core::driver::{continuation, replaced_upto, Breaker};
 use crate::core::error::Error;
-use crate::core::estimate::{calibrated_total, Estimate, Estimator, Usage};
+use crate::core::estimate::{calibrate, Estimate, Estimator, Usage};
 use crate::core::message::Part;
 use crate::core::options::Options;
 use crate::core::prepare::{prepare, History, Prepared};
@@ -32,6 +32,10 @@ pub struct Memo {
     pub head_totals: Totals,
 }
 
+/// How many messages before a usage's response `check` looks back for the previous response it
+/// learned from.
+const LEARN_WINDOW: usize = 256;
+
 /// Mutable state, borrowed briefly and never across an `.await`.
 pub struct State {
     /// Automatic compaction stops after repeated failures.
@@ -40,6 +44,12 @@ pub struct State {
     pub memo: Option<Memo>,
     /// Every message object seen, imported once (see `identity`).
     pub identity: IdentityCache,
+    /// What self-calibration has learned from the usage given to `check`.
+    pub learned: crate::core::estimate::Learned,
+    /// The latest usage `check` learned from: the content key of its assistant message (found
+    /// again in a later call whether the caller passes the same object or a copy) and the prompt
+    /// it reported (`input + cacheRead + cacheWrite`).
+    pub last_usage: Option<(crate::core::estimate::MessageKey, u64)>,
 }
 
 /// What a `Compactor` holds; shared with its in-flight compactions.
@@ -120,6 +130,86 @@ impl Inner {
     /// Tokens, turns and non-system messages of a call's cached messages.
     pub fn totals(&self, ids: &[u32]) -> Totals {
         self.state.borrow_mut().identity.totals_of_call(ids)
+    }
+
+    /// Tokens by kind of the cached messages `ids`, summed.
+    pub fn kinds_of(&self, ids: &[u32]) -> crate::core::estimate::KindTokens {
+        let state = self.state.borrow();
+        ids.iter()
+            .filter_map(|id| state.identity.get(*id).map(|e| e.kinds))
+            .sum()
+    }
+
+    /// The corrected total of the messages `ids`, whose uncorrected total is `plain`: `plain`
+    /// itself while nothing was learned (no walk over the messages).
+    pub fn corrected_total(&self, ids: &[u32], plain: usize) -> usize {
+        if self.state.borrow().learned.factors == crate::core::estimate::Factors::ONE {
+            plain
+        } else {
+            self.corrected(&self.kinds_of(ids))
+        }
+    }
+
+    /// `kinds` corrected by what self-calibration has learned.
+    pub fn corrected(&self, kinds: &crate::core::estimate::KindTokens) -> usize {
+        self.state.borrow().learned.corrected(kinds)
+    }
+
+    /// The expected error in tokens of an estimate of `estimated` tokens.
+    pub fn error_of(&self, estimated: usize) -> usize {
+        crate::core::estimate::scale(estimated, self.state.borrow().learned.error())
+    }
+
+    /// The budget the trigger is evaluated against when `estimated` tokens of the count are
+    /// estimated: with `safetyMargin: "auto"` the margin is their expected error.
+    pub fn budget_for(&self, estimated: usize) -> crate::core::trigger::Budget {
+        let settings = &self.options.settings;
+        if settings.auto_margin {
+            settings.budget.with_auto_margin(self.error_of(estimated))
+        } else {
+            settings.budget
+        }
+    }
+
+    /// Learns from `usage` given with the messages `ids`, whose latest assistant message is at
+    /// `anchor`: the growth of the prompt since the usage learned from before, set against the
+    /// estimate of the messages from that usage's assistant message up to this one. The same
+    /// response given again teaches nothing; so does a response whose predecessor is not among the
+    /// [`LEARN_WINDOW`] messages before it.
+    pub fn learn(&self, ids: &[u32], anchor: usize, usage: &Usage) {
+        use crate::core::estimate::message_key;
+        use crate::core::message::Role;
+        let key_at = |i: usize| {
+            let state = self.state.borrow();
+            let e = state.identity.get(*ids.get(i)?)?;
+            (e.message.role == Role::Assistant).then(|| message_key(&e.message))
+        };
+        let Some(anchor_key) = key_at(anchor) else {
+            return;
+        };
+        let prompt = usage
+            .input
+            .saturating_add(usage.cache_read)
+            .saturating_add(usage.cache_write);
+        let last = self.state.borrow().last_usage;
+        if let Some((prev_key, prev_prompt)) = last {
+            if prev_key == anchor_key {
+                return;
+            }
+            // Looked for among the last LEARN_WINDOW messages only, so a check stays cheap when
+            // the previous response is gone (compacted away, another conversation).
+            let from = (anchor.saturating_sub(LEARN_WINDOW)..anchor)
+                .rev()
+                .find(|&i| key_at(i) == Some(prev_key));
+            if let (Some(from), true) = (from, prompt > prev_prompt) {
+                let added = self.kinds_of(ids.get(from..anchor).unwrap_or_default());
+                self.state
+                    .borrow_mut()
+                    .learned
+                    .observe(&added, prompt - prev_prompt);
+            }
+        }
+        self.state.borrow_mut().last_usage = Some((anchor_key, prompt));
     }
 
     /// Tokens of each cached message.
@@ -220,13 +310,30 @@ impl Inner {
             }
         }
         let settings = &self.options.settings;
+        let learned = self.state.borrow().learned;
+        if learned.factors != crate::core::estimate::Factors::ONE {
+            let kinds = match n {
+                None => self.kinds_of(&r.ids),
+                Some(n) => {
+                    let head: crate::core::estimate::KindTokens = self
+                        .state
+                        .borrow()
+                        .memo
+                        .as_ref()
+                        .map(|m| m.head.iter().map(|h| r.estimator.estimate_message(h)).sum())
+                        .unwrap_or_default();
+                    head + self.kinds_of(r.ids.get(n..).unwrap_or_default())
+                }
+            };
+            totals.tokens = learned.corrected(&kinds);
+        }
         let d = settings
             .trigger
             .evaluate(&crate::core::trigger::TriggerInput {
                 tokens: totals.tokens,
                 turns: totals.turns,
                 messages: totals.non_system,
-                budget: settings.budget,
+                budget: self.budget_for(totals.tokens),
                 forced: false,
             });
         Ok(Quick {
@@ -335,17 +442,44 @@ impl Inner {
         usage: Option<&Usage>,
         forced: bool,
     ) -> Result<Prepared, JsValue> {
-        let total = match usage {
-            Some(u) => calibrated_total(&a.incoming.messages, &a.estimate.per_message, u),
-            None => a.estimate.total,
+        let learned = self.state.borrow().learned;
+        let (total, estimated) = match usage {
+            Some(u) => {
+                let c = calibrate(&a.incoming.messages, &a.estimate.per_message, u);
+                let after: crate::core::estimate::KindTokens = match c.anchor {
+                    Some(at) => a
+                        .estimate
+                        .per_message_kinds
+                        .iter()
+                        .skip(at + 1)
+                        .copied()
+                        .sum(),
+                    None => a.estimate.by_kind,
+                };
+                let estimated = learned.corrected(&after);
+                (c.measured.saturating_add(estimated), estimated)
+            }
+            None => {
+                let estimated = learned.corrected(&a.estimate.by_kind);
+                (estimated, estimated)
+            }
         };
+        let mut settings = self.options.settings.clone();
+        settings.budget = self.budget_for(estimated);
         let cost = |p: &Part| a.estimator.part_tokens(p);
+        // Planned with the counts the trigger sees: corrected by self-calibration.
+        let tokens: Vec<usize> = a
+            .estimate
+            .per_message_kinds
+            .iter()
+            .map(|k| learned.corrected(k))
+            .collect();
         let history = History {
             messages: &a.incoming.messages,
-            tokens: &a.estimate.per_message,
+            tokens: &tokens,
             total,
             part_cost: &cost,
         };
-        throw(prepare(&self.options.settings, &history, forced))
+        throw(prepare(&settings, &history, forced))
     }
 }

@@ -107,6 +107,8 @@ impl Compactor {
             compactions: 0,
             memo: None,
             identity: IdentityCache::default(),
+            learned: crate::core::estimate::Learned::new(options.profile.error),
+            last_usage: None,
         });
         Ok(Compactor {
             inner: Rc::new(Inner {
@@ -145,44 +147,58 @@ impl Compactor {
                 .collect();
             (per, by_kind)
         };
+        let learned = self.inner.state.borrow().learned;
         Ok(to_js(&json!({
             "total": per_message.iter().sum::<usize>(),
             "perMessage": per_message,
             "byKind": {"text": k.text, "toolCalls": k.tool_calls, "toolResults": k.tool_results, "images": k.images, "reasoning": k.reasoning, "system": k.system},
+            "calibration": super::calibration::to_json(&learned, self.inner.options.profile.name),
         })))
     }
 
-    /// `{ shouldCompact, tokens, threshold, reason }`; `options.usage` calibrates the count. Only
-    /// messages not seen before are converted: O(new messages) plus a walk of the array.
+    /// `{ shouldCompact, tokens, tokensError, threshold, reason }`; `options.usage` calibrates the
+    /// count and self-calibration learns from it. Only messages not seen before are converted:
+    /// O(new messages) plus a walk of the array.
     pub fn check(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let r = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
         let totals = self.inner.totals(&r.ids);
-        let tokens = match (&usage, totals.last_assistant) {
+        if let (Some(u), Some(anchor), true) = (
+            &usage,
+            totals.last_assistant,
+            self.inner.options.self_calibration,
+        ) {
+            self.inner.learn(&r.ids, anchor, u);
+        }
+        let (measured, estimated) = match (&usage, totals.last_assistant) {
             (Some(u), Some(anchor)) => {
-                let after: usize = self
+                let after = self
                     .inner
-                    .per_message(r.ids.get(anchor + 1..).unwrap_or_default())
-                    .iter()
-                    .sum();
-                usize::try_from(u.total())
-                    .unwrap_or(usize::MAX)
-                    .saturating_add(after)
+                    .kinds_of(r.ids.get(anchor + 1..).unwrap_or_default());
+                (
+                    usize::try_from(u.total()).unwrap_or(usize::MAX),
+                    self.inner.corrected(&after),
+                )
             }
-            _ => totals.tokens,
+            _ => (0, self.inner.corrected_total(&r.ids, totals.tokens)),
         };
+        let tokens = measured.saturating_add(estimated);
         let settings = &self.inner.options.settings;
         let input = crate::core::trigger::TriggerInput {
             tokens,
             turns: totals.turns,
             messages: totals.non_system,
-            budget: settings.budget,
+            budget: self.inner.budget_for(estimated),
             forced: false,
         };
         let d = settings.trigger.evaluate(&input);
-        Ok(to_js(
-            &json!({"shouldCompact": d.should_compact, "tokens": tokens, "threshold": d.threshold, "reason": d.reason}),
-        ))
+        Ok(to_js(&json!({
+            "shouldCompact": d.should_compact,
+            "tokens": tokens,
+            "tokensError": self.inner.error_of(estimated),
+            "threshold": d.threshold,
+            "reason": d.reason,
+        })))
     }
 
     /// A preview of what `compact` would do, without a model call.

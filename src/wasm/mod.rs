@@ -2,6 +2,7 @@
 //! package's JS entry points register at load time.
 
 pub mod analyze;
+pub mod calibration;
 pub mod call;
 pub mod compact;
 pub mod compactor;

@@ -30,7 +30,9 @@ pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
             Estimation::CharsPerToken(n) => Counter::CharsPerToken(n),
         },
     };
-    Ok(Estimator::new(counter).with_image_rule(options.image_rule))
+    Ok(Estimator::new(counter)
+        .with_image_rule(options.image_rule)
+        .with_factors(options.profile.factors))
 }
 
 /// Splits the options object into its functions and its JSON part.

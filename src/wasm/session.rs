@@ -81,6 +81,8 @@ impl Inner {
             background_tokens: self
                 .session_options
                 .background_tokens(&self.options.settings.budget),
+            calibration: crate::core::estimate::Learned::new(self.options.profile.error),
+            self_calibration: self.options.self_calibration,
         })
     }
 
@@ -427,9 +429,14 @@ impl Session {
                 to_js(&json!({
                     "shouldCompact": d.should_compact,
                     "tokens": c.tokens(),
+                    "tokensError": c.tokens_error(),
                     "threshold": d.threshold,
                     "reason": d.reason,
                     "background": pressure == core_session::Pressure::Soft,
+                    "calibration": super::calibration::to_json(
+                        c.calibration(),
+                        self.inner.options.profile.name,
+                    ),
                 }))
             }
             None => {
@@ -440,8 +447,11 @@ impl Session {
                         self.inner.options.settings.budget,
                     ),
                 );
+                let learned = crate::core::estimate::Learned::new(self.inner.options.profile.error);
+                let calibration =
+                    super::calibration::to_json(&learned, self.inner.options.profile.name);
                 to_js(
-                    &json!({"shouldCompact": false, "tokens": 0, "threshold": d.threshold, "reason": d.reason, "background": false}),
+                    &json!({"shouldCompact": false, "tokens": 0, "tokensError": 0, "threshold": d.threshold, "reason": d.reason, "background": false, "calibration": calibration}),
                 )
             }
         }

@@ -145,24 +145,28 @@ async fn run_inner(
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
     let call = call_options(options);
-    let (snapshot, originals, format) = {
+    let (snapshot, originals, format, budget) = {
         let mut state = inner.state.borrow_mut();
         let Some(core) = state.core.as_ref() else {
             drop(state);
             return unchanged(inner, 0, "nothing to compact");
         };
         let snapshot = core.snapshot();
+        let budget = core.budget();
         let format = Format::parse(&core.header().format)
             .ok()
             .flatten()
             .unwrap_or(Format::AiSdk);
         let originals = snapshot_originals(inner, &mut state, &snapshot, format);
-        (snapshot, originals, format)
+        (snapshot, originals, format, budget)
     };
+    // The budget the session's check uses (the margin of `safetyMargin: "auto"` included).
+    let mut settings = inner.options.settings.clone();
+    settings.budget = budget;
     let estimator = estimator_for(&inner.options)?;
     let cost = |p: &Part| estimator.part_tokens(p);
     let prepared = prepare(
-        &inner.options.settings,
+        &settings,
         &History {
             messages: &snapshot.messages,
             tokens: &snapshot.tokens,

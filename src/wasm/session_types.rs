@@ -20,6 +20,8 @@ export interface SessionOptions<M = object> extends CompactorOptions<M> {
 export interface SessionCheck extends CheckResult {
   /** Past the background threshold but below the trigger. */
   background: boolean;
+  /** What self-calibration has learned from `recordUsage` (kept in the log with each usage). */
+  calibration: Calibration;
 }
 /**
  * A prompt-cache point (the `block-pipeline` preset's rules): the tail (the last message), the
@@ -123,7 +125,8 @@ export declare class Session<M extends object = object> {
   append(messages: M | readonly M[]): string[];
   /**
    * Records the provider's usage of the latest response: the count up to the latest assistant
-   * message is the provider's from now on. Returns the usage entry's id.
+   * message is the provider's from now on, and self-calibration learns from the growth of the
+   * prompt since the previous usage (`check().calibration`). Returns the usage entry's id.
    */
   recordUsage(usage: TokenUsage): string;
   /** The trigger state in O(1), and whether the background threshold is passed. */

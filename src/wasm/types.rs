@@ -210,8 +210,9 @@ export interface CompactorOptions<M = object> {
   contextWindow?: number;
   /**
    * A model name (`"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`; provider prefixes
-   * allowed): sets `contextWindow`, `maxOutputTokens` and, for OpenAI models, the exact tokenizer.
-   * Default: none.
+   * allowed): sets `contextWindow`, `maxOutputTokens` and the estimate's target, the provider's
+   * own count: the exact tokenizer for OpenAI models, a calibrated estimate for Anthropic and
+   * Google models (docs/tokens.md). Default: none (the heuristic, close to `o200k_base`).
    */
   model?: string;
   /**
@@ -221,8 +222,18 @@ export interface CompactorOptions<M = object> {
   maxOutputTokens?: number;
   /** Tokens kept free for the model's reply. Default 16,384 (at most a quarter of the window). */
   reserveTokens?: number;
-  /** Tokens kept free for estimation error. Default 0. */
-  safetyMargin?: number;
+  /**
+   * Tokens kept free for estimation error, or `"auto"`: the expected error of each count
+   * (`tokensError` of `check()`), which is larger while the estimate is uncalibrated and shrinks
+   * as usage numbers calibrate it; at most half the window after `reserveTokens` and
+   * `systemTokens`. Default 0.
+   */
+  safetyMargin?: number | "auto";
+  /**
+   * Whether the usage given to `check` (and a session's `recordUsage`) also calibrates the
+   * estimate of the messages the provider has not counted yet (docs/tokens.md). Default `true`.
+   */
+  selfCalibration?: boolean;
   /** Tokens sent besides the messages (system prompt, tool definitions). Default 0. */
   systemTokens?: number;
   /**
@@ -384,21 +395,59 @@ export interface TokensByKind {
   /** Text of system messages. */
   system: number;
 }
+/**
+ * What self-calibration has learned from the usage numbers given so far (`check(messages,
+ * { usage })`, `session.recordUsage(usage)`): the correction applied to the model-aware estimate
+ * of messages the provider has not counted yet.
+ */
+export interface Calibration {
+  /** Whose count the estimate aims at: `"openai"`, `"anthropic"`, `"google"`, or `"o200k"` without a known `model`. */
+  provider: "openai" | "anthropic" | "google" | "o200k";
+  /** The correction per kind of content, each between 0.5 and 2 (1: nothing learned). Images keep their own rule. */
+  factors: CalibrationFactors;
+  /** Usage numbers learned from. */
+  samples: number;
+  /** The expected relative error of the estimate (0.18 is 18%); shrinks as usage is learned from. */
+  error: number;
+}
+/** Correction factors per kind of content. */
+export interface CalibrationFactors {
+  /** Text of user and assistant messages. */
+  text: number;
+  /** Tool calls. */
+  toolCalls: number;
+  /** Tool results. */
+  toolResults: number;
+  /** Reasoning. */
+  reasoning: number;
+  /** Text of system messages. */
+  system: number;
+}
 /** What `estimate()` returns, in tokens. */
 export interface Estimate {
-  /** Tokens of all the messages. */
+  /** Tokens of all the messages (the model-aware estimate, before the calibration's correction). */
   total: number;
   /** Tokens of each message, in order. */
   perMessage: number[];
   /** The total by kind of content. */
   byKind: TokensByKind;
+  /** What self-calibration has learned so far. */
+  calibration: Calibration;
 }
 /** What `check()` returns. */
 export interface CheckResult {
   /** Whether the trigger fires. */
   shouldCompact: boolean;
-  /** Tokens of the context (calibrated by `usage` when given). */
+  /**
+   * Tokens of the context: the provider's count up to the last response when `usage` is given,
+   * plus the estimate (corrected by self-calibration) of what came after.
+   */
   tokens: number;
+  /**
+   * The expected error of `tokens`, in tokens: the calibration's expected relative error times
+   * the estimated part (the provider's own count adds none).
+   */
+  tokensError: number;
   /** The token threshold of the trigger, or null when it has none (a turn or message count). */
   threshold: number | null;
   /** Why, in words. */
@@ -523,7 +572,8 @@ export declare class Compactor<M extends object = object> {
   /**
    * Whether the trigger fires. Only messages not seen before are converted.
    * @param options.usage The provider's usage of the last response: the count up to the last
-   *   assistant message is then the provider's.
+   *   assistant message is then the provider's, and self-calibration learns from the growth of
+   *   the prompt since the previous usage given (`estimate().calibration`).
    */
   check(messages: readonly M[], options?: { usage?: TokenUsage }): CheckResult;
   /**

@@ -13,6 +13,7 @@ import {
   type SummaryRequest,
   type PlanPreview,
   type Violation,
+  type Calibration,
 } from "context-compaction";
 
 interface MyMessage {
@@ -105,3 +106,21 @@ const keptByTrim: MyMessage[] = trimmer.trim([] as MyMessage[], { maxTokens: 1_0
 // @ts-expect-error the compactor's tokenizer is used
 trimmer.trim([] as MyMessage[], { maxTokens: 1_000, tokenizer: "o200k_base" });
 void keptByTrim;
+
+// Model-aware estimates, self-calibration and the expected error.
+const calibrated = new Compactor<MyMessage>({ model: "claude-sonnet-4-5", summarize: "extractive", safetyMargin: "auto", selfCalibration: true });
+const checked = calibrated.check(history, { usage: { input_tokens: 10, output_tokens: 5 } });
+const errorTokens: number = checked.tokensError;
+const calibration: Calibration = calibrated.estimate(history).calibration;
+const provider: "openai" | "anthropic" | "google" | "o200k" = calibration.provider;
+const toolFactor: number = calibration.factors.toolResults;
+const learnedFrom: number = calibration.samples;
+const relative: number = calibration.error;
+const sessionCheck = new Session<MyMessage>({ model: "gemini-2.5-pro", summarize: "extractive", safetyMargin: "auto" }).check();
+const sessionCalibration: Calibration = sessionCheck.calibration;
+const sessionError: number = sessionCheck.tokensError;
+void [errorTokens, provider, toolFactor, learnedFrom, relative, sessionCalibration, sessionError];
+// @ts-expect-error: the margin is a number of tokens or "auto"
+new Compactor({ contextWindow: 1, safetyMargin: "large" });
+// @ts-expect-error: selfCalibration is a boolean
+new Compactor({ contextWindow: 1, selfCalibration: "on" });

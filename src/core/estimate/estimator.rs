@@ -5,7 +5,7 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::FxHasher;
 use serde_json::Value;
 
-use super::{Counter, Estimate, ImageRule, Kind, KindTokens};
+use super::{Counter, Estimate, Factors, ImageRule, Kind, KindTokens};
 use crate::core::message::{ImageSize, Message, Part, Role};
 
 /// Default tokens of a message's role and framing (`<|start|>assistant<|message|>...<|end|>`).
@@ -51,6 +51,9 @@ pub struct Estimator {
     pub tool_result_overhead: usize,
     /// Tokens of a file that has no inline text and is not an image.
     pub file_tokens: usize,
+    /// What each part's count is multiplied by, per kind (the model's [`super::Profile`]);
+    /// message overheads are not scaled.
+    pub factors: Factors,
 }
 
 impl Default for Estimator {
@@ -69,7 +72,14 @@ impl Estimator {
             tool_call_overhead: DEFAULT_TOOL_CALL_OVERHEAD,
             tool_result_overhead: DEFAULT_TOOL_RESULT_OVERHEAD,
             file_tokens: DEFAULT_FILE_TOKENS,
+            factors: Factors::ONE,
         }
+    }
+
+    /// The same estimator aiming at another provider's count (see [`super::Profile`]).
+    pub fn with_factors(mut self, factors: Factors) -> Self {
+        self.factors = factors;
+        self
     }
 
     /// The same estimator with another image rule.
@@ -87,8 +97,13 @@ impl Estimator {
     }
 
     /// Tokens of one part by kind; `role` decides whether text is [`Kind::Text`] or
-    /// [`Kind::System`].
+    /// [`Kind::System`]. Scaled by [`Estimator::factors`].
     pub fn part_kinds(&self, part: &Part, role: Role) -> KindTokens {
+        self.factors.apply(&self.base_part_kinds(part, role))
+    }
+
+    /// [`Estimator::part_kinds`] before scaling.
+    fn base_part_kinds(&self, part: &Part, role: Role) -> KindTokens {
         match part {
             Part::Text { text } => {
                 let kind = if role == Role::System {
@@ -112,7 +127,7 @@ impl Estimator {
             Part::ToolResult { output, .. } => {
                 let mut k = KindTokens::of(Kind::ToolResults, self.tool_result_overhead);
                 for inner in output {
-                    let inner = self.part_kinds(inner, Role::Tool);
+                    let inner = self.base_part_kinds(inner, Role::Tool);
                     k.add_kind(Kind::Images, inner.images);
                     k.add_kind(
                         Kind::ToolResults,
@@ -208,6 +223,7 @@ impl Estimator {
         self.tool_call_overhead.hash(&mut h);
         self.tool_result_overhead.hash(&mut h);
         self.file_tokens.hash(&mut h);
+        self.factors.bits().hash(&mut h);
         h.finish()
     }
 
@@ -411,8 +427,10 @@ mod tests {
         let b = est().with_image_rule(ImageRule::Gemini);
         let mut c = est();
         c.message_overhead = 5;
+        let d = est().with_factors(crate::core::estimate::Profile::ANTHROPIC.factors);
         assert_eq!(a.fingerprint(), est().fingerprint());
         assert_ne!(a.fingerprint(), b.fingerprint());
+        assert_ne!(a.fingerprint(), d.fingerprint());
         assert_ne!(a.fingerprint(), c.fingerprint());
     }
 }

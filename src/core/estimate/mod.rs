@@ -7,6 +7,8 @@
 //!   [`Estimator::estimate_message`], [`Estimator::estimate_all`]).
 //! - [`EstimateCache`] remembers per-message results so that re-estimating a growing
 //!   conversation does not re-tokenize what it already saw (worth it in exact mode).
+//! - [`Profile`] aims the estimate at a provider's own count (per-kind [`Factors`]).
+//! - [`Learned`] corrects the estimate from usage as it comes (self-calibration).
 //! - [`calibrate`] replaces the estimate of everything up to the last assistant message by the
 //!   provider's reported usage.
 
@@ -15,12 +17,16 @@ mod calibrate;
 mod counter;
 mod estimator;
 mod image;
+mod learn;
+mod profile;
 
 pub use cache::{message_key, EstimateCache, MessageKey, DEFAULT_CACHE_CAPACITY};
 pub use calibrate::{calibrate, calibrated_total, Calibration, Usage};
 pub use counter::Counter;
 pub use estimator::Estimator;
 pub use image::ImageRule;
+pub use learn::{Learned, MAX_FACTOR, MIN_FACTOR};
+pub use profile::{scale, Factors, Profile};
 
 use std::ops::{Add, AddAssign};
 

@@ -8,7 +8,7 @@ pub mod trim;
 use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::driver::FailurePolicy;
 use crate::core::error::{Error, Result};
-use crate::core::estimate::ImageRule;
+use crate::core::estimate::{ImageRule, Profile};
 use crate::core::format::Format;
 use crate::core::message::Role;
 use crate::core::models::model_info;
@@ -40,6 +40,10 @@ pub struct Options {
     /// `None` detects the format of each call's messages.
     pub format: Option<Format>,
     pub image_rule: ImageRule,
+    /// Whose count the estimate aims at: the `model`'s provider ([`Profile::BASE`] without one).
+    pub profile: Profile,
+    /// Whether usage numbers also calibrate the estimate (`selfCalibration`, default true).
+    pub self_calibration: bool,
     /// Per summarizer call.
     pub timeout_ms: u64,
     /// Automatic compaction stops after this many consecutive failures (manual still works).
@@ -175,7 +179,22 @@ pub fn parse(value: &Value) -> Result<Options> {
         Some(name) => FailurePolicy::parse(name, "onFailure")?,
         None => FailurePolicy::Auto,
     };
+    let profile = model
+        .and_then(|(_, info)| info)
+        .map_or(Profile::BASE, |i| i.profile());
+    let self_calibration = match r.value("selfCalibration") {
+        None | Some(Value::Bool(true)) => true,
+        Some(Value::Bool(false)) => false,
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "selfCalibration",
+                "selfCalibration must be true or false",
+            ))
+        }
+    };
     let options = Options {
+        profile,
+        self_calibration,
         tokenizer,
         format,
         image_rule,
@@ -209,8 +228,22 @@ fn budget(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     if let Some(n) = r.count("reserveTokens", 0)? {
         s.budget.reserve_tokens = n;
     }
-    if let Some(n) = r.count("safetyMargin", 0)? {
-        s.budget.safety_margin = n;
+    match r.value("safetyMargin").and_then(Value::as_str) {
+        Some("auto") => {
+            s.auto_margin = true;
+            s.budget.safety_margin = 0;
+        }
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "safetyMargin",
+                "safetyMargin must be a whole number of tokens or \"auto\"",
+            ))
+        }
+        None => {
+            if let Some(n) = r.count("safetyMargin", 0)? {
+                s.budget.safety_margin = n;
+            }
+        }
     }
     if let Some(n) = r.count("systemTokens", 0)? {
         s.budget.system_tokens = n;

@@ -98,7 +98,7 @@ pub fn check_commit(log: &[Entry], version: u64, snapshot: &Snapshot) -> Result<
     let appends_only = log.len() >= snapshot.log_len
         && since
             .iter()
-            .all(|e| matches!(e.kind, EntryKind::Message(_) | EntryKind::Usage(_)));
+            .all(|e| matches!(e.kind, EntryKind::Message(_) | EntryKind::Usage(..)));
     if appends_only {
         Ok(())
     } else {

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::estimate::Usage;
+use crate::core::estimate::{Learned, Usage};
 use crate::core::message::Message;
 
 /// The version of the log format written by this package.
@@ -93,8 +93,10 @@ pub enum EntryKind {
         /// The entry it was made at.
         from_entry: String,
     },
-    /// The provider's usage for the response that ends with the latest assistant message.
-    Usage(Usage),
+    /// The provider's usage for the response that ends with the latest assistant message, and
+    /// what self-calibration had learned once it was recorded (`calibration` in the line; absent
+    /// before anything was learned and in logs written before self-calibration).
+    Usage(Usage, Option<Learned>),
     /// A note of the session's memory block.
     Note(String),
     /// The memory block's older notes condensed into a summary.
@@ -114,7 +116,7 @@ impl EntryKind {
             EntryKind::Compaction(_) => "compaction",
             EntryKind::Prune(_) => "prune",
             EntryKind::Branch { .. } => "branch",
-            EntryKind::Usage(_) => "usage",
+            EntryKind::Usage(..) => "usage",
             EntryKind::Note(_) => "note",
             EntryKind::NotesCompacted { .. } => "notesCompacted",
         }
@@ -291,11 +293,14 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
                 quote(from_entry)
             ));
         }
-        EntryKind::Usage(u) => {
+        EntryKind::Usage(u, learned) => {
             line.push_str(&format!(
                 ",\"usage\":{{\"input\":{},\"output\":{},\"cacheRead\":{},\"cacheWrite\":{}}}",
                 u.input, u.output, u.cache_read, u.cache_write
             ));
+            if let Some(l) = learned {
+                line.push_str(&format!(",\"calibration\":{}", l.to_json()));
+            }
         }
         EntryKind::Note(text) => line.push_str(&format!(",\"text\":{}", quote(text))),
         EntryKind::NotesCompacted { summary, notes } => {
@@ -347,7 +352,7 @@ pub fn read_line(
                 .get("usage")
                 .and_then(Usage::from_value)
                 .ok_or_else(|| bad(number, "usage", "a usage entry needs token counts"))?;
-            EntryKind::Usage(usage)
+            EntryKind::Usage(usage, obj.get("calibration").and_then(Learned::from_json))
         }
         Some("note") => EntryKind::Note(string(obj, "text", number)?),
         Some("notesCompacted") => EntryKind::NotesCompacted {

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::estimate::{Estimator, Usage};
+use crate::core::estimate::{Estimator, Learned, Usage};
 use crate::core::message::Message;
 use crate::core::plan::Plan;
 use crate::core::prune::{self, PruneAction, TtlOptions};
@@ -48,6 +48,11 @@ pub struct Config {
     pub estimator: Estimator,
     /// Start compacting in the background at this many tokens (below the trigger's threshold).
     pub background_tokens: Option<usize>,
+    /// What self-calibration starts from when the log holds none (nothing learned, the model
+    /// profile's expected error).
+    pub calibration: Learned,
+    /// Whether recorded usage also calibrates the estimate.
+    pub self_calibration: bool,
 }
 
 /// A session (see the module documentation).
@@ -75,13 +80,17 @@ impl Session {
 
     /// A session with `header` and nothing logged yet.
     fn empty(config: Config, header: Header) -> Session {
+        let view = View {
+            learned: config.calibration,
+            ..View::default()
+        };
         Session {
             recognizer: Recognizer::with(&config.settings.summary),
             config,
             header,
             log: Vec::new(),
             ids: HashMap::new(),
-            view: View::default(),
+            view,
             version: 0,
             flushed: 0,
             header_flushed: false,
@@ -146,12 +155,12 @@ impl Session {
         let mut out = Vec::with_capacity(messages.len());
         for mut message in messages {
             self.recognize(&mut message);
-            let tokens = self.config.estimator.estimate_message(&message).total();
+            let kinds = self.config.estimator.estimate_message(&message);
             let id = self.next_id();
             let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
             if let Some(m) = self.log.get(at).and_then(Entry::message) {
                 let m = m.clone();
-                self.view.push(at, None, &m, tokens);
+                self.view.push(at, None, &m, kinds);
             }
             out.push(id);
         }
@@ -195,11 +204,11 @@ impl Session {
                     format!("entry id \"{id}\" is already in the session"),
                 ));
             }
-            let tokens = self.config.estimator.estimate_message(&message).total();
+            let kinds = self.config.estimator.estimate_message(&message);
             let at = self.push(id.clone(), EntryKind::Message(Box::new(message)));
             if let Some(m) = self.log.get(at).and_then(Entry::message) {
                 let m = m.clone();
-                self.view.push(at, None, &m, tokens);
+                self.view.push(at, None, &m, kinds);
             }
             out.push(id);
         }
@@ -207,12 +216,15 @@ impl Session {
     }
 
     /// Records the provider's usage of the latest response: the count of the context up to the
-    /// latest assistant message is taken from it from now on.
+    /// latest assistant message is taken from it from now on, and self-calibration learns from
+    /// the growth of the prompt since the previous usage. What it has learned is written with
+    /// the usage entry.
     pub fn record_usage(&mut self, usage: Usage) -> String {
+        self.view
+            .record_usage(&self.log, &usage, self.config.self_calibration);
+        let learned = (self.view.learned.samples > 0).then_some(self.view.learned);
         let id = self.next_id();
-        self.push(id.clone(), EntryKind::Usage(usage));
-        let measured = usize::try_from(usage.total()).unwrap_or(usize::MAX);
-        self.view.record_usage(&self.log, measured);
+        self.push(id.clone(), EntryKind::Usage(usage, learned));
         id
     }
 
@@ -221,13 +233,35 @@ impl Session {
         self.view.total()
     }
 
+    /// What self-calibration has learned so far.
+    pub fn calibration(&self) -> &Learned {
+        &self.view.learned
+    }
+
+    /// The expected error of [`Session::tokens`], in tokens: the calibration's expected relative
+    /// error times the part of the count that is estimated (the provider's part counts exactly).
+    pub fn tokens_error(&self) -> usize {
+        crate::core::estimate::scale(self.view.estimated(), self.view.learned.error())
+    }
+
+    /// The budget the trigger is evaluated against: with `safetyMargin: "auto"`, the margin is
+    /// the expected error of the count ([`Budget::with_auto_margin`]).
+    pub fn budget(&self) -> crate::core::trigger::Budget {
+        let budget = self.config.settings.budget;
+        if self.config.settings.auto_margin {
+            budget.with_auto_margin(self.tokens_error())
+        } else {
+            budget
+        }
+    }
+
     /// Evaluates the trigger on the live context in O(1). `forced` after a context-limit error.
     pub fn check(&self, forced: bool) -> Decision {
         let input = TriggerInput {
             tokens: self.view.total(),
             turns: self.view.turns,
             messages: self.view.non_system,
-            budget: self.config.settings.budget,
+            budget: self.budget(),
             forced,
         };
         self.config.settings.trigger.evaluate(&input)
@@ -296,7 +330,8 @@ impl Session {
                 Source::Entry(id)
             });
             messages.push(m.clone());
-            tokens.push(item.tokens);
+            // Planned with the counts the trigger sees: corrected by self-calibration.
+            tokens.push(self.view.learned.corrected(&item.kinds));
         }
         let previous = self
             .view
@@ -375,6 +410,7 @@ impl Session {
             &self.ids,
             &self.config.settings.summary,
             &self.config.estimator,
+            self.config.calibration,
         );
     }
 

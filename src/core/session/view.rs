@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use crate::core::estimate::Estimator;
+use crate::core::estimate::{Estimator, KindTokens, Learned, Usage};
 use crate::core::message::{Message, Part, Role};
 use crate::core::prune::{self, PruneKind};
 use crate::core::render::summary_block;
@@ -28,6 +28,8 @@ pub struct Item {
     pub altered: Option<Message>,
     /// Its estimated tokens.
     pub tokens: usize,
+    /// Its estimated tokens by kind (`tokens` is their total).
+    pub kinds: KindTokens,
 }
 
 impl Item {
@@ -46,6 +48,11 @@ pub struct Anchor {
     pub measured: usize,
     /// Estimated tokens of the items after it.
     pub after: usize,
+    /// The same by kind.
+    pub after_kinds: KindTokens,
+    /// The prompt the usage reports (`input + cacheRead + cacheWrite`): what the provider counted
+    /// before the anchor.
+    pub prompt: usize,
 }
 
 /// The live context with its running totals.
@@ -63,6 +70,10 @@ pub struct View {
     pub compaction: Option<usize>,
     /// Calibration from the latest usage recorded since the latest compaction.
     pub anchor: Option<Anchor>,
+    /// Estimated tokens of all items by kind.
+    pub by_kind: KindTokens,
+    /// What self-calibration has learned (kept across compactions).
+    pub learned: Learned,
 }
 
 /// The message of a log entry, if it is a message entry.
@@ -80,11 +91,21 @@ impl View {
     }
 
     /// The calibrated total: the usage up to the anchor plus the estimates after it, or the sum
-    /// of the estimates.
+    /// of the estimates; estimates are corrected by what self-calibration learned.
     pub fn total(&self) -> usize {
         match &self.anchor {
-            Some(a) => a.measured.saturating_add(a.after),
-            None => self.tokens,
+            Some(a) => a
+                .measured
+                .saturating_add(self.learned.corrected(&a.after_kinds)),
+            None => self.learned.corrected(&self.by_kind),
+        }
+    }
+
+    /// The part of [`View::total`] that is estimated rather than reported by the provider.
+    pub fn estimated(&self) -> usize {
+        match &self.anchor {
+            Some(a) => self.learned.corrected(&a.after_kinds),
+            None => self.learned.corrected(&self.by_kind),
         }
     }
 
@@ -94,9 +115,11 @@ impl View {
         entry: usize,
         altered: Option<Message>,
         message: &Message,
-        tokens: usize,
+        kinds: KindTokens,
     ) {
+        let tokens = kinds.total();
         self.tokens = self.tokens.saturating_add(tokens);
+        self.by_kind += kinds;
         if message.is_user_turn_start() {
             self.turns += 1;
         }
@@ -105,29 +128,55 @@ impl View {
         }
         if let Some(a) = &mut self.anchor {
             a.after = a.after.saturating_add(tokens);
+            a.after_kinds += kinds;
         }
         self.items.push(Item {
             entry,
             altered,
             tokens,
+            kinds,
         });
     }
 
-    /// Attributes `measured` tokens to the context up to its latest assistant message.
-    pub fn record_usage(&mut self, log: &[Entry], measured: usize) {
+    /// Attributes `usage` to the context up to its latest assistant message. With `learn`, the
+    /// growth of the prompt since the previous usage (same compaction, an earlier anchor) is set
+    /// against the estimate of the items added meanwhile, and self-calibration learns from it.
+    /// Returns true when it learned.
+    pub fn record_usage(&mut self, log: &[Entry], usage: &Usage, learn: bool) -> bool {
+        let measured = usize::try_from(usage.total()).unwrap_or(usize::MAX);
+        let prompt = usage
+            .input
+            .saturating_add(usage.cache_read)
+            .saturating_add(usage.cache_write);
+        let prompt = usize::try_from(prompt).unwrap_or(usize::MAX);
         let anchor = (0..self.items.len()).rev().find(|&i| {
             self.message(log, i)
                 .is_some_and(|m| m.role == Role::Assistant)
         });
-        self.anchor = anchor.map(|item| Anchor {
-            item,
-            measured,
-            after: self
-                .items
-                .iter()
-                .skip(item + 1)
-                .fold(0usize, |acc, it| acc.saturating_add(it.tokens)),
+        let mut learned = false;
+        if let (true, Some(prev), Some(at)) = (learn, self.anchor, anchor) {
+            if at > prev.item && prompt > prev.prompt {
+                let added: KindTokens = self
+                    .items
+                    .iter()
+                    .take(at)
+                    .skip(prev.item)
+                    .map(|it| it.kinds)
+                    .sum();
+                learned = self.learned.observe(&added, (prompt - prev.prompt) as u64);
+            }
+        }
+        self.anchor = anchor.map(|item| {
+            let after_kinds: KindTokens = self.items.iter().skip(item + 1).map(|it| it.kinds).sum();
+            Anchor {
+                item,
+                measured,
+                after: after_kinds.total(),
+                after_kinds,
+                prompt,
+            }
         });
+        learned
     }
 
     /// Builds the view of `log` (the loader rule of the module documentation).
@@ -136,9 +185,13 @@ impl View {
         ids: &HashMap<String, usize>,
         style: &SummaryStyle,
         estimator: &Estimator,
+        prior: Learned,
     ) -> View {
         let hidden = hidden_parts(log);
-        let mut view = View::default();
+        let mut view = View {
+            learned: latest_calibration(log).unwrap_or(prior),
+            ..View::default()
+        };
         let latest = log
             .iter()
             .rposition(|e| matches!(e.kind, EntryKind::Compaction(_)));
@@ -159,8 +212,8 @@ impl View {
                     view.push_entry(log, i, &hidden, estimator);
                 }
                 for message in summary_messages(comp, style) {
-                    let tokens = estimator.estimate_message(&message).total();
-                    view.push(c, Some(message.clone()), &message, tokens);
+                    let kinds = estimator.estimate_message(&message);
+                    view.push(c, Some(message.clone()), &message, kinds);
                 }
                 for &i in &pinned {
                     view.push_entry(log, i, &hidden, estimator);
@@ -173,26 +226,26 @@ impl View {
                     .unwrap_or(c + 1)
             }
         };
-        let mut usage_at: Option<(usize, usize)> = None;
+        let mut usage_at: Option<(usize, Usage)> = None;
         for (i, entry) in log.iter().enumerate().skip(start) {
             match &entry.kind {
                 EntryKind::Message(_) if !skip.contains(&i) => {
                     view.push_entry(log, i, &hidden, estimator);
                 }
-                EntryKind::Usage(u) if Some(i) > view.compaction => {
-                    let measured = usize::try_from(u.total()).unwrap_or(usize::MAX);
-                    usage_at = Some((view.items.len(), measured));
+                EntryKind::Usage(u, _) if Some(i) > view.compaction => {
+                    usage_at = Some((view.items.len(), *u));
                 }
                 _ => {}
             }
         }
-        if let Some((len, measured)) = usage_at {
+        if let Some((len, usage)) = usage_at {
             // The usage belongs to the latest assistant message before it was recorded.
             let items_after: Vec<Item> = view.items.split_off(len);
-            view.record_usage(log, measured);
+            view.record_usage(log, &usage, false);
             for item in items_after {
                 if let Some(a) = &mut view.anchor {
                     a.after = a.after.saturating_add(item.tokens);
+                    a.after_kinds += item.kinds;
                 }
                 view.items.push(item);
             }
@@ -215,9 +268,9 @@ impl View {
             .get(entry.id.as_str())
             .map(|parts| with_hidden(message, parts));
         let shown = altered.as_ref().unwrap_or(message);
-        let tokens = estimator.estimate_message(shown).total();
+        let kinds = estimator.estimate_message(shown);
         let shown = shown.clone();
-        self.push(i, altered, &shown, tokens);
+        self.push(i, altered, &shown, kinds);
     }
 }
 
@@ -233,6 +286,15 @@ pub fn summary_messages(comp: &Compaction, style: &SummaryStyle) -> Vec<Message>
         (None, Some(state)) => summary_block(&state, style, comp.round),
         (None, None) => Vec::new(),
     }
+}
+
+/// The calibration stored with the latest usage entry that has one (self-calibration persists
+/// in the log; logs written before it have none).
+fn latest_calibration(log: &[Entry]) -> Option<Learned> {
+    log.iter().rev().find_map(|e| match &e.kind {
+        EntryKind::Usage(_, learned) => *learned,
+        _ => None,
+    })
 }
 
 /// Every hidden part of the log, by message entry id.
