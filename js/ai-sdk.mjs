@@ -28,6 +28,36 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError) {
   return function compactionMiddleware(compactor, options = {}) {
     const c = compactor instanceof Compactor ? compactor : new Compactor(compactor);
     const recover = options.recoverOverflow !== false;
+    // The provider's usage of the last response: the next call's prompt ends with that response,
+    // so `check` anchors it there and the Compactor calibrates its estimate from it (see
+    // docs/tokens.md). Best effort: a usage the package cannot read is left out.
+    let lastUsage = null;
+    const learn = (prompt) => {
+      if (!lastUsage) return;
+      const usage = lastUsage;
+      lastUsage = null;
+      try {
+        c.check(prompt, { usage });
+      } catch {
+        /* not a usage the package reads: nothing learned */
+      }
+    };
+    const remember = (usage) => {
+      if (usage && typeof usage === "object") lastUsage = usage;
+    };
+    // The stream's `finish` part carries the usage; the parts pass through unchanged.
+    const watched = (result) => {
+      if (!result?.stream?.pipeThrough) return result;
+      const stream = result.stream.pipeThrough(
+        new TransformStream({
+          transform(part, controller) {
+            if (part?.type === "finish") remember(part.usage);
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { ...result, stream };
+    };
     const compact = async (params, force) => {
       const prompt = params.prompt;
       const call = params.abortSignal ? { signal: params.abortSignal } : {};
@@ -39,8 +69,15 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError) {
     // A context-limit error from the provider: compact by force and send once more.
     const retrying = (run) => async ({ params, model, doGenerate, doStream }) => {
       const first = run === "generate" ? doGenerate : doStream;
+      const done = (result) => {
+        if (run === "generate") {
+          remember(result?.usage);
+          return result;
+        }
+        return watched(result);
+      };
       try {
-        return await first();
+        return done(await first());
       } catch (error) {
         if (!recover || !isContextOverflowError(error)) throw error;
         let again;
@@ -49,12 +86,15 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError) {
         } catch {
           throw error; // nothing could be removed: the provider's error says the most
         }
-        return run === "generate" ? model.doGenerate(again) : model.doStream(again);
+        return done(await (run === "generate" ? model.doGenerate(again) : model.doStream(again)));
       }
     };
     return {
       specificationVersion: "v3",
-      transformParams: async ({ params }) => compact(params, false),
+      transformParams: async ({ params }) => {
+        learn(params.prompt);
+        return compact(params, false);
+      },
       wrapGenerate: retrying("generate"),
       wrapStream: retrying("stream"),
     };

@@ -163,6 +163,61 @@ test("middleware: streamText, and a context-limit error is answered by a forced 
   await assert.rejects(generateText({ model: wrapLanguageModel({ model: other, middleware }), messages, maxRetries: 0 }), /rate limited/);
 });
 
+test("middleware: the provider's usage of each response calibrates the Compactor (generate and stream)", async () => {
+  // A provider that counts 30% more than the package's plain estimate of what it is sent.
+  const plain = new Compactor({ contextWindow: 1_000_000, selfCalibration: false, summarize: "extractive" });
+  const usageOf = (prompt) => {
+    const input = Math.round(plain.estimate(prompt).total * 1.3);
+    return { inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 20, text: 20, reasoning: 0 } };
+  };
+  const STEPS = 8;
+  const step = (prompt) => prompt.filter((m) => m.role === "assistant").length;
+  const answer = (prompt) =>
+    step(prompt) < STEPS
+      ? [{ type: "tool-call", toolCallId: `read_${step(prompt)}`, toolName: "read", input: JSON.stringify({ path: `src/file_${step(prompt)}.ts` }) }]
+      : [{ type: "text", text: "done" }];
+  const base = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => ({ content: answer(prompt), finishReason: step(prompt) < STEPS ? { unified: "tool-calls", raw: "tool_use" } : stop, usage: usageOf(prompt), warnings: [] }),
+    doStream: async ({ prompt }) => {
+      const parts = answer(prompt);
+      return {
+        stream: new ReadableStream({
+          start(c) {
+            for (const p of parts) {
+              if (p.type === "text") {
+                c.enqueue({ type: "text-start", id: "t" });
+                c.enqueue({ type: "text-delta", id: "t", delta: p.text });
+                c.enqueue({ type: "text-end", id: "t" });
+              } else c.enqueue(p);
+            }
+            c.enqueue({ type: "finish", finishReason: step(prompt) < STEPS ? { unified: "tool-calls", raw: "tool_use" } : stop, usage: usageOf(prompt) });
+            c.close();
+          },
+        }),
+      };
+    },
+  });
+  const tools = {
+    read: tool({
+      inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string" } } }),
+      execute: async ({ path }) => `${path}\n${"export const value = compute(input) * factor; // a line of the file\n".repeat(60)}`,
+    }),
+  };
+  for (const mode of ["generate", "stream"]) {
+    const compactor = new Compactor({ contextWindow: 1_000_000, summarize: "extractive" });
+    const model = wrapLanguageModel({ model: base, middleware: compactionMiddleware(compactor) });
+    const messages = [{ role: "user", content: "read the files one by one" }];
+    const options = { model, messages, tools, stopWhen: stepCountIs(STEPS + 2) };
+    const text = mode === "generate" ? (await generateText(options)).text : await streamText(options).text;
+    assert.equal(text, "done", mode);
+    const { calibration } = compactor.estimate([]);
+    assert.ok(calibration.samples >= STEPS - 3, `${mode}: learned from ${calibration.samples} usages`);
+    // Small turns move the factors slowly (docs/tokens.md): the direction is what one run shows.
+    assert.ok(calibration.factors.toolResults > 1.03, `${mode}: the tool results' factor rose to ${calibration.factors.toolResults}`);
+    assert.ok(calibration.factors.toolResults < 1.3, `${mode}: and not past the provider's ratio`);
+  }
+});
+
 /** The messages as text, bytes by length and checksum (URLs serialize as their href). */
 function snapshot(messages) {
   const sum = (bytes) => bytes.reduce((a, b) => (a * 31 + b) >>> 0, 0);
