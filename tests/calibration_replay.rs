@@ -43,8 +43,10 @@ fn stats(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
     (est / obs, quantile(&ratios, 0.5), quantile(&ratios, 0.1))
 }
 
-/// The fit: for each kind, the median of provider / estimate over the turns where that kind
-/// holds at least 70% of the base estimate (text and system together; images are not scaled).
+/// The fit, on each turn's content (the base estimate without the fixed overheads of messages,
+/// tool calls and tool results, which the factors do not scale) with the provider's count less
+/// those overheads: for each kind, the median of provider / estimate over the turns where that
+/// kind holds at least 70% of the content (text and system together; images are not scaled).
 /// A kind with fewer than 10 such turns takes the median over all turns. Medians of single-kind turns are robust
 /// to the outliers that the provider's count carries (a turn whose prompt also changed for reasons
 /// not in the transcript) where a least-squares fit over mixed turns is not.
@@ -141,9 +143,18 @@ fn replay_every_fixture_with_usage() {
     let sessions = replay::sessions();
     let base = Estimator::default();
     let model = Estimator::default().with_factors(Profile::ANTHROPIC.factors);
+    let content_only = Estimator {
+        message_overhead: 0,
+        tool_call_overhead: 0,
+        tool_result_overhead: 0,
+        ..Estimator::default()
+    };
     let mut fit_turns = Vec::new();
     for s in sessions.iter().filter(|s| s.fit) {
-        fit_turns.extend(turns(s, &base));
+        for ((content, _), (all, obs)) in turns(s, &content_only).into_iter().zip(turns(s, &base)) {
+            let overheads = (all.total() - content.total()) as f64;
+            fit_turns.push((content, obs - overheads));
+        }
     }
     let fitted = fit(&fit_turns);
     println!("fitted on {}: {fitted:?}", replay::FIT.join(", "));

@@ -51,8 +51,8 @@ pub struct Estimator {
     pub tool_result_overhead: usize,
     /// Tokens of a file that has no inline text and is not an image.
     pub file_tokens: usize,
-    /// What each part's count is multiplied by, per kind (the model's [`super::Profile`]);
-    /// message overheads are not scaled.
+    /// What each part's content is multiplied by, per kind (the model's [`super::Profile`]);
+    /// the message, tool call and tool result overheads are not scaled.
     pub factors: Factors,
 }
 
@@ -97,14 +97,16 @@ impl Estimator {
     }
 
     /// Tokens of one part by kind; `role` decides whether text is [`Kind::Text`] or
-    /// [`Kind::System`]. Scaled by [`Estimator::factors`].
+    /// [`Kind::System`]. The content is scaled by [`Estimator::factors`]; the fixed framing of
+    /// tool calls and results (`tool_call_overhead`, `tool_result_overhead`) is not.
     pub fn part_kinds(&self, part: &Part, role: Role) -> KindTokens {
-        self.factors.apply(&self.base_part_kinds(part, role))
+        let (content, framing) = self.base_part_kinds(part, role);
+        self.factors.apply(&content) + framing
     }
 
-    /// [`Estimator::part_kinds`] before scaling.
-    fn base_part_kinds(&self, part: &Part, role: Role) -> KindTokens {
-        match part {
+    /// [`Estimator::part_kinds`] before scaling, as (content, fixed framing).
+    fn base_part_kinds(&self, part: &Part, role: Role) -> (KindTokens, KindTokens) {
+        let content = match part {
             Part::Text { text } => {
                 let kind = if role == Role::System {
                     Kind::System
@@ -120,21 +122,26 @@ impl Estimator {
                 let tokens = self
                     .counter
                     .count(name)
-                    .saturating_add(self.json_tokens(input))
-                    .saturating_add(self.tool_call_overhead);
-                KindTokens::of(Kind::ToolCalls, tokens)
+                    .saturating_add(self.json_tokens(input));
+                return (
+                    KindTokens::of(Kind::ToolCalls, tokens),
+                    KindTokens::of(Kind::ToolCalls, self.tool_call_overhead),
+                );
             }
             Part::ToolResult { output, .. } => {
-                let mut k = KindTokens::of(Kind::ToolResults, self.tool_result_overhead);
+                let mut content = KindTokens::default();
+                let mut framing = KindTokens::of(Kind::ToolResults, self.tool_result_overhead);
                 for inner in output {
-                    let inner = self.base_part_kinds(inner, Role::Tool);
-                    k.add_kind(Kind::Images, inner.images);
-                    k.add_kind(
-                        Kind::ToolResults,
-                        inner.total().saturating_sub(inner.images),
-                    );
+                    let (c, f) = self.base_part_kinds(inner, Role::Tool);
+                    for (into, inner) in [(&mut content, c), (&mut framing, f)] {
+                        into.add_kind(Kind::Images, inner.images);
+                        into.add_kind(
+                            Kind::ToolResults,
+                            inner.total().saturating_sub(inner.images),
+                        );
+                    }
                 }
-                k
+                return (content, framing);
             }
             Part::Image {
                 width,
@@ -182,7 +189,8 @@ impl Estimator {
                 };
                 KindTokens::of(kind, self.json_tokens(value))
             }
-        }
+        };
+        (content, KindTokens::default())
     }
 
     /// Tokens of one message by kind, the message overhead included (see the type's doc).
@@ -317,6 +325,31 @@ mod tests {
         let mk = e.estimate_message(&m);
         // the image dominates: the overhead goes to images
         assert_eq!(mk.images, 1334 + 4);
+    }
+
+    #[test]
+    fn factors_scale_content_not_overheads() {
+        let f = Factors::uniform(2.0);
+        let e = est().with_factors(f);
+        let call = Part::ToolCall {
+            id: "c".into(),
+            name: "bash".into(),
+            input: json!("ls -la"),
+        };
+        let content = estimate("bash") + estimate("ls -la");
+        assert_eq!(e.part_tokens(&call), 2 * content + 8);
+        let result = Part::ToolResult {
+            id: "c".into(),
+            name: None,
+            output: vec![Part::text("file.txt")],
+            is_error: false,
+        };
+        assert_eq!(e.part_tokens(&result), 2 * estimate("file.txt") + 8);
+        let m = Message::new(Role::Tool, vec![result]);
+        assert_eq!(
+            e.estimate_message(&m).tool_results,
+            2 * estimate("file.txt") + 8 + 4
+        );
     }
 
     #[test]

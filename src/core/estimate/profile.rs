@@ -161,11 +161,11 @@ impl Profile {
 /// Fitted factor for Anthropic text (user and assistant prose, system text).
 pub const ANTHROPIC_TEXT: f64 = 1.12;
 /// Fitted factor for Anthropic tool calls (JSON input).
-pub const ANTHROPIC_TOOL_CALLS: f64 = 1.27;
+pub const ANTHROPIC_TOOL_CALLS: f64 = 1.33;
 /// Fitted factor for Anthropic tool results.
-pub const ANTHROPIC_TOOL_RESULTS: f64 = 1.28;
+pub const ANTHROPIC_TOOL_RESULTS: f64 = 1.29;
 /// Fitted factor for Anthropic reasoning.
-pub const ANTHROPIC_REASONING: f64 = 1.30;
+pub const ANTHROPIC_REASONING: f64 = 1.33;
 
 #[cfg(test)]
 mod tests {
