@@ -1,6 +1,9 @@
 // The inspector page: UI on the main thread, every package call in a module worker (worker.mjs).
 const $ = (id) => document.getElementById(id);
-const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
+// The package, by its name (the import map in index.html), for the worker to load.
+const packageUrl = import.meta.resolve("context-compaction/web");
+const worker = new Worker(new URL(`./worker.mjs#${encodeURIComponent(packageUrl)}`, import.meta.url), { type: "module" });
+document.documentElement.dataset.package = packageUrl;
 let nextId = 1;
 const pending = new Map();
 worker.onmessage = ({ data }) => {

@@ -1,8 +1,12 @@
 // The inspector's module worker: parses, estimates, plans and compacts off the main thread.
-// Module workers do not see the page's import map, so the package's web entry is imported by path.
-import { init, loadEncoding, importSession, Compactor, Session } from "../js/web.mjs";
-
-const ready = init();
+// Module workers do not see the page's import map: the page resolves the package by its name
+// (`import.meta.resolve("context-compaction/web")`) and passes the URL in the worker's hash.
+const packageUrl = new URL(decodeURIComponent(self.location.hash.slice(1)) || "../js/web.mjs", import.meta.url).href;
+let loadEncoding, importSession, Compactor, Session;
+const ready = import(packageUrl).then(async (pkg) => {
+  ({ loadEncoding, importSession, Compactor, Session } = pkg);
+  await pkg.init();
+});
 let state = null; // { messages, rows, format, source: { kind, text, fileFormat }, session }
 // Compactions that can be undone, newest last: `{ entryId, compactionCount }`. Undo branches the
 // session just before the compaction entry (Session.branch), so the log records it.

@@ -47,6 +47,8 @@ const firstKept = (page) => page.$eval("#timeline", (t) => Number(t.dataset.firs
 test("the sample's blocks and token numbers are the package's estimate", async () => {
   const { page, errors } = await open();
   await loadSample(page);
+  // The page imports the package by its name (the import map), and the worker loads what it resolved.
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.package), `${server.url}/js/web.mjs`);
   const { messages } = importSession(sampleText, "claude-code");
   const compactor = new Compactor({ ...defaults, summarize: "extractive" });
   const estimate = compactor.estimate(messages);
