@@ -81,10 +81,17 @@ pub fn sessions() -> Vec<Replay> {
     out
 }
 
-fn model_usage(message: &Value) -> Option<(Usage, String)> {
+/// The request that produced assistant message `assistant`, from the message's recorded usage and
+/// model (none when it records no usage or a zero prompt).
+fn request(assistant: usize, message: &Value) -> Option<Request> {
     let usage = Usage::from_value(message.get("usage")?)?;
     let model = message.get("model").and_then(Value::as_str)?.to_string();
-    (prompt(&usage) > 0).then_some((usage, model))
+    (prompt(&usage) > 0).then(|| Request {
+        assistant,
+        prompt: prompt(&usage),
+        usage,
+        model,
+    })
 }
 
 fn claude_code(name: &str, text: &str) -> Replay {
@@ -99,14 +106,7 @@ fn claude_code(name: &str, text: &str) -> Replay {
             continue;
         };
         let line: Value = serde_json::from_str(lines[last - 1]).unwrap();
-        if let Some((usage, model)) = line.get("message").and_then(model_usage) {
-            requests.push(Request {
-                assistant: i,
-                prompt: prompt(&usage),
-                usage,
-                model,
-            });
-        }
+        requests.extend(line.get("message").and_then(|m| request(i, m)));
     }
     let cuts: Vec<usize> = session.compactions.iter().map(|c| c.at_message).collect();
     build(name, session.messages, requests, &cuts)
@@ -119,14 +119,7 @@ fn pi(name: &str, text: &str) -> Replay {
         if m.role != Role::Assistant {
             continue;
         }
-        if let Some((usage, model)) = m.original.as_ref().and_then(model_usage) {
-            requests.push(Request {
-                assistant: i,
-                prompt: prompt(&usage),
-                usage,
-                model,
-            });
-        }
+        requests.extend(m.original.as_ref().and_then(|o| request(i, o)));
     }
     let cuts: Vec<usize> = session.compactions.iter().map(|c| c.at_message).collect();
     build(name, session.messages, requests, &cuts)
