@@ -8,6 +8,7 @@
 )]
 
 use context_compaction::core::error::ErrorCode;
+use context_compaction::core::estimate::ImageRule;
 use context_compaction::core::options::{parse, Tokenizer};
 use context_compaction::core::plan::Strategy;
 use context_compaction::core::tokens::EncodingName;
@@ -48,6 +49,27 @@ fn a_model_name_resolves_the_window_and_tokenizer() {
     assert_eq!(o.settings.budget.context_window, 128_000);
     assert_eq!(o.tokenizer, Tokenizer::Exact(EncodingName::O200kBase));
     assert_eq!(err_path(json!({"model": "my-local-llm"})), "contextWindow");
+}
+
+#[test]
+fn a_model_name_sets_its_providers_image_rule_unless_given() {
+    let rule = |v: serde_json::Value| parse(&v).unwrap().image_rule;
+    assert_eq!(rule(json!({"model": "gpt-4o"})), ImageRule::OpenAi);
+    assert_eq!(rule(json!({"model": "gemini-2.5-pro"})), ImageRule::Gemini);
+    assert_eq!(rule(json!({"model": "claude-sonnet-4-5"})), ImageRule::Anthropic);
+    assert_eq!(rule(json!({"contextWindow": 100000})), ImageRule::Anthropic);
+    assert_eq!(
+        rule(json!({"contextWindow": 100000, "model": "my-local-llm"})),
+        ImageRule::Anthropic
+    );
+    assert_eq!(
+        rule(json!({"model": "gpt-4o", "imageRule": "anthropic"})),
+        ImageRule::Anthropic
+    );
+    assert_eq!(
+        rule(json!({"model": "gemini-2.5-pro", "imageRule": 100})),
+        ImageRule::Fixed(100)
+    );
 }
 
 #[test]

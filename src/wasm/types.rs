@@ -306,7 +306,7 @@ export interface CompactorOptions<M = object> {
   rollupTokens?: number;
   /** Also cut transcript chunks at this many tokens. Default: none (`"langchain"` preset: 4,000). */
   summarizerInputTokens?: number;
-  /** How images are priced: a provider's rule, or a fixed number of tokens each. Default `"anthropic"`. */
+  /** How images are priced: a provider's rule, or a fixed number of tokens each. Default: the `model`'s provider's rule, else `"anthropic"`. */
   imageRule?: "anthropic" | "openai" | "gemini" | number;
   /** Milliseconds allowed per summarizer call; the request's `signal` aborts then. Default 120,000. */
   timeoutMs?: number;

@@ -156,7 +156,10 @@ pub fn parse(value: &Value) -> Result<Options> {
     };
     let image_rule =
         match r.value("imageRule") {
-            None => ImageRule::default(),
+            // A known model's provider prices its images; otherwise Anthropic's rule.
+            None => model
+                .and_then(|(_, info)| info)
+                .map_or(ImageRule::default(), |i| i.image_rule()),
             Some(Value::String(s)) if s == "anthropic" => ImageRule::Anthropic,
             Some(Value::String(s)) if s == "openai" => ImageRule::OpenAi,
             Some(Value::String(s)) if s == "gemini" => ImageRule::Gemini,
