@@ -9,18 +9,15 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::analyze::{Inner, State};
-use super::convert::{outgoing, to_js};
+use super::convert::to_js;
 use super::error::throw;
 use super::identity::IdentityCache;
 use super::options::split_options;
 use crate::core::driver::Breaker;
 use crate::core::estimate::Usage;
-use crate::core::message::Part;
 use crate::core::options::parse;
 use crate::core::plan::{Disposition, Escalation, Plan};
 use crate::core::prepare::Prepared;
-use crate::core::prune;
-use crate::core::render::{Origin, Rendered};
 use crate::core::summary::Recognizer;
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
@@ -210,37 +207,6 @@ impl Compactor {
         drop(prepared);
         self.inner.restore(a);
         Ok(out)
-    }
-
-    /// Tool-output pruning alone (no model call): superseded reads, then the configured style
-    /// (OpenCode's when none is configured). Returns a new array.
-    pub fn prune(&self, messages: JsValue) -> Result<JsValue, JsValue> {
-        let a = self.inner.analyze(&messages)?;
-        let cost = |p: &Part| a.estimator.part_tokens(p);
-        let (supersede, style) = match &self.inner.options.settings.plan.prune {
-            Some(p) => (p.supersede, p.style.at(js_sys::Date::now() as i64)),
-            None => (
-                true,
-                prune::Style::OpenCode(prune::OpenCodeOptions::default()),
-            ),
-        };
-        let actions = prune::order(&a.incoming.messages, supersede, &style, &cost);
-        let pruned = prune::apply(&a.incoming.messages, &actions);
-        let rendered: Vec<Rendered> = pruned
-            .into_iter()
-            .enumerate()
-            .map(|(i, message)| {
-                let origin = if actions.iter().any(|x| x.message == i) {
-                    Origin::Changed(i)
-                } else {
-                    Origin::Input(i)
-                };
-                Rendered { message, origin }
-            })
-            .collect();
-        let out = outgoing(&a.incoming, &rendered);
-        self.inner.restore(a);
-        Ok(out.into())
     }
 
     /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a

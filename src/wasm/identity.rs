@@ -18,7 +18,8 @@ use wasm_bindgen::prelude::*;
 use super::error::to_js as error_to_js;
 use crate::core::error::Error;
 use crate::core::estimate::{EstimateCache, Estimator, KindTokens};
-use crate::core::message::{Message, Role};
+use crate::core::message::{Message, Part, Role};
+use crate::core::prune::{PartCost, PruneKind};
 use crate::core::summary::Recognizer;
 use crate::formats::{detect, Format};
 
@@ -51,7 +52,15 @@ pub struct Cached {
     pub kinds: KindTokens,
     /// Its total tokens.
     pub tokens: usize,
+    /// The tokens of each of its parts, measured the first time a prune needs them.
+    pub part_tokens: Option<Vec<usize>>,
+    /// Its last pruned form (see [`Pruned`]).
+    pub pruned: Option<Pruned>,
 }
+
+/// A message's last pruned form: the replacements made (part index and kind), and the values
+/// they were exported as.
+pub type Pruned = (Vec<(usize, PruneKind)>, Vec<JsValue>);
 
 /// A call's messages, resolved to cache entries.
 pub struct Resolved {
@@ -197,6 +206,8 @@ impl IdentityCache {
                     message,
                     tokens: kinds.total(),
                     kinds,
+                    part_tokens: None,
+                    pruned: None,
                 },
             );
             if let Some(slot) = ids.get_mut(i) {
@@ -210,6 +221,23 @@ impl IdentityCache {
             self.last = None;
         }
         Ok(Resolved { ids, format })
+    }
+
+    /// The entry of `id`, to update.
+    pub fn get_mut(&mut self, id: u32) -> Option<&mut Cached> {
+        self.entries.get_mut(&id)
+    }
+
+    /// Measures the parts of the entries of `ids` that have not been measured yet.
+    pub fn measure_parts(&mut self, ids: &[u32], estimator: &Estimator) {
+        for id in ids {
+            if let Some(e) = self.entries.get_mut(id) {
+                if e.part_tokens.is_none() {
+                    let parts = e.message.parts.iter();
+                    e.part_tokens = Some(parts.map(|p| estimator.part_tokens(p)).collect());
+                }
+            }
+        }
     }
 
     /// The messages of `ids` in order, for planning. The copies made for the previous call that
@@ -310,4 +338,29 @@ pub struct Totals {
 
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     super::plain::to_json(value, path, super::plain::Kind::Input, "messages")
+}
+
+/// The costs of a call's parts as the cache measured them ([`IdentityCache::measure_parts`]),
+/// for the pruners; a part not measured is measured now.
+pub struct CachedCosts<'a> {
+    /// The cache.
+    pub cache: &'a IdentityCache,
+    /// The call's entry ids, in order.
+    pub ids: &'a [u32],
+    /// The estimator the entries were measured with.
+    pub estimator: &'a Estimator,
+}
+
+impl PartCost for CachedCosts<'_> {
+    fn at(&self, (message, part): (usize, usize), p: &Part) -> usize {
+        self.ids
+            .get(message)
+            .and_then(|id| self.cache.get(*id))
+            .and_then(|e| e.part_tokens.as_ref())
+            .and_then(|t| t.get(part).copied())
+            .unwrap_or_else(|| self.estimator.part_tokens(p))
+    }
+    fn of(&self, p: &Part) -> usize {
+        self.estimator.part_tokens(p)
+    }
 }

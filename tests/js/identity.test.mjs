@@ -13,6 +13,10 @@ const options = { contextWindow: 60_000, reserveTokens: 4_000, keepRecentTokens:
 for (const tokenizer of ["heuristic", "o200k_base"]) {
   test(`a cached Compactor answers as a fresh one over a growing real session (${tokenizer})`, () => {
     const cached = new Compactor({ ...options, tokenizer });
+    // Pruning whose decisions change as the history grows (OpenCode's, a small protected tail).
+    const pruneOptions = { ...options, tokenizer, prune: { style: "opencode", protectTokens: 4_000, minimum: 500 } };
+    const cachedPrune = new Compactor(pruneOptions);
+    let prunedSome = 0;
     const history = session.messages;
     assert.ok(history.length > 500);
     let grown = [];
@@ -29,6 +33,11 @@ for (const tokenizer of ["heuristic", "o200k_base"]) {
         assert.deepEqual(kept, trimMessages(grown, { ...trim, tokenizer, format: "pi" }), `trim at ${grown.length}`);
         assert.ok(kept.every((m) => grown.includes(m) || trim.allowPartial), "the caller's objects");
       }
+      const pruned = cachedPrune.prune(grown);
+      assert.deepEqual(pruned, new Compactor(pruneOptions).prune(grown), `prune at ${grown.length}`);
+      prunedSome += pruned.filter((m, j) => m !== grown[j]).length;
+      const again = cachedPrune.prune(grown);
+      assert.ok(again.every((m, j) => m === pruned[j]), "pruned the same way: the same objects again");
       if (i % 111 === 0) {
         assert.deepEqual(cached.estimate(grown), fresh.estimate(grown), `estimate at ${grown.length}`);
         // A history that shares only a head with the previous call, then the full one again.
@@ -37,6 +46,7 @@ for (const tokenizer of ["heuristic", "o200k_base"]) {
         assert.deepEqual(cached.plan(grown), fresh.plan(grown), `plan after the edited one at ${grown.length}`);
       }
     }
+    assert.ok(prunedSome > 100, `pruning changed messages (${prunedSome})`);
     // Passing an unrelated array and then the history again stays exact (entries are re-read).
     const other = history.slice(0, 3).map((m) => structuredClone(m));
     assert.deepEqual(cached.check(other), new Compactor({ ...options, tokenizer }).check(other));

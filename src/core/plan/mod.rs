@@ -245,7 +245,7 @@ fn plan_pruned(
         input.messages,
         settings.supersede,
         &settings.style,
-        input.part_cost,
+        &input.part_cost,
     );
     if actions.is_empty() {
         return Ok(None);

@@ -85,7 +85,7 @@ pub fn clear_tool_uses(
     options: &ClearToolUsesOptions,
     cost: Cost<'_>,
 ) -> ClearedToolUses {
-    let actions = plan(messages, options, cost, &Claimed::new());
+    let actions = plan(messages, options, cost, &Claimed::default());
     let cleared_tool_uses = actions
         .iter()
         .filter(|a| matches!(a.kind, PruneKind::ReplaceOutput { .. }))

@@ -21,7 +21,7 @@ pub mod order;
 pub mod supersede;
 pub mod ttl;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use serde_json::Value;
 
@@ -32,12 +32,31 @@ pub use anthropic::{
     clear_tool_uses, ClearToolInputs, ClearToolUsesOptions, ClearedToolUses, CLEARED_PLACEHOLDER,
 };
 pub use opencode::{prune_opencode, OpenCodeOptions, OPENCODE_PLACEHOLDER};
-pub use order::{order, Style};
+pub use order::{order, order_in_place, Style};
 pub use supersede::{classify, prune_superseded, FileAccess};
 pub use ttl::{prune_ttl, TtlOptions, TTL_REPLACEMENT};
 
-/// The cost of one part in tokens, supplied by the caller (an estimator or a tokenizer).
-pub type Cost<'a> = &'a dyn Fn(&Part) -> usize;
+/// What parts cost in tokens, supplied by the caller (an estimator or a tokenizer). Any
+/// `Fn(&Part) -> usize` is one; a caller that already knows the cost of the history's parts
+/// (a cache) answers [`PartCost::at`] from the position instead of measuring again.
+pub trait PartCost {
+    /// The cost of `part`, which is part `at.1` of message `at.0` of the history being pruned.
+    fn at(&self, at: (usize, usize), part: &Part) -> usize;
+    /// The cost of a part that is not in the history (a replacement).
+    fn of(&self, part: &Part) -> usize;
+}
+
+impl<F: Fn(&Part) -> usize> PartCost for F {
+    fn at(&self, _: (usize, usize), part: &Part) -> usize {
+        self(part)
+    }
+    fn of(&self, part: &Part) -> usize {
+        self(part)
+    }
+}
+
+/// The cost of parts, as the pruners take it.
+pub type Cost<'a> = &'a dyn PartCost;
 
 /// What to do to one part.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +109,37 @@ pub fn apply(messages: &[Message], actions: &[PruneAction]) -> Vec<Message> {
     out
 }
 
+/// Message `index` (`message`) with those of `actions` that point into it performed, as
+/// [`apply`] would; only the parts that stay are copied.
+pub fn apply_one(message: &Message, index: usize, actions: &[PruneAction]) -> Message {
+    let mut parts: Vec<Option<Part>> = vec![None; message.parts.len()];
+    if !is_protected(message) {
+        for action in actions.iter().filter(|a| a.message == index) {
+            let Some(part) = message.parts.get(action.part) else {
+                continue;
+            };
+            let Some(slot) = parts.get_mut(action.part) else {
+                continue;
+            };
+            if let Some(new) = replaced(slot.as_ref().unwrap_or(part), &action.kind) {
+                *slot = Some(new);
+            }
+        }
+    }
+    Message {
+        role: message.role,
+        parts: parts
+            .into_iter()
+            .zip(&message.parts)
+            .map(|(new, old)| new.unwrap_or_else(|| old.clone()))
+            .collect(),
+        summary: message.summary,
+        pinned: message.pinned,
+        timestamp: message.timestamp,
+        original: message.original.clone(),
+    }
+}
+
 /// The part after `kind` is applied, or `None` when `kind` does not fit the part.
 pub(crate) fn replaced(part: &Part, kind: &PruneKind) -> Option<Part> {
     match (part, kind) {
@@ -128,7 +178,7 @@ pub(crate) fn action(
     }
     let before = m.parts.get(part)?;
     let after = replaced(before, &kind)?;
-    let tokens_freed = cost(before).saturating_sub(cost(&after));
+    let tokens_freed = cost.at((message, part), before).saturating_sub(cost.of(&after));
     (tokens_freed > 0).then_some(PruneAction {
         message,
         part,
@@ -197,7 +247,7 @@ pub(crate) fn tool_uses(messages: &[Message]) -> Vec<ToolUse<'_>> {
 }
 
 /// Parts already claimed by an earlier pruner (see [`order`]).
-pub(crate) type Claimed = HashSet<(usize, usize)>;
+pub(crate) type Claimed = FxHashSet<(usize, usize)>;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]

@@ -51,7 +51,7 @@ pub fn prune_opencode(
     options: &OpenCodeOptions,
     cost: Cost<'_>,
 ) -> Vec<PruneAction> {
-    plan(messages, options, cost, &Claimed::new())
+    plan(messages, options, cost, &Claimed::default())
 }
 
 /// As [`prune_opencode`]; parts in `claimed` count toward the protected total but are not pruned.
@@ -106,7 +106,7 @@ pub(crate) fn plan(
         {
             continue;
         }
-        total = total.saturating_add(cost(part));
+        total = total.saturating_add(cost.at(used.result, part));
         if total <= options.protect_tokens || claimed.contains(&used.result) {
             continue;
         }

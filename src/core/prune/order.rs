@@ -2,10 +2,10 @@
 //! style on what is left, never touching the same part twice.
 
 use super::{
-    anthropic, apply, opencode, supersede, ttl, Claimed, ClearToolUsesOptions, Cost,
-    OpenCodeOptions, PruneAction, TtlOptions,
+    anthropic, is_protected, opencode, replaced, supersede, ttl, Claimed, ClearToolUsesOptions,
+    Cost, OpenCodeOptions, PartCost, PruneAction, TtlOptions,
 };
-use crate::core::message::Message;
+use crate::core::message::{Message, Part};
 
 /// The pruning style run after supersession.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,22 +41,77 @@ pub fn order(
     style: &Style,
     cost: Cost<'_>,
 ) -> Vec<PruneAction> {
+    order_in_place(&mut messages.to_vec(), supersede, style, cost)
+}
+
+/// [`order`] without copying the history: the superseded reads are replaced in `messages` while
+/// the style runs and put back before it returns, so `messages` ends exactly as it was.
+pub fn order_in_place(
+    messages: &mut [Message],
+    supersede: bool,
+    style: &Style,
+    cost: Cost<'_>,
+) -> Vec<PruneAction> {
     let mut actions = if supersede {
-        supersede::plan(messages, cost, &Claimed::new())
+        supersede::plan(messages, cost, &Claimed::default())
     } else {
         Vec::new()
     };
     let claimed: Claimed = actions.iter().map(|a| (a.message, a.part)).collect();
-    let current = apply(messages, &actions);
+    // Swap the replacements in, keeping what they replaced.
+    let mut swapped: Vec<((usize, usize), Part)> = Vec::new();
+    for a in &actions {
+        let Some(message) = messages.get_mut(a.message) else {
+            continue;
+        };
+        if is_protected(message) {
+            continue;
+        }
+        if let Some(part) = message.parts.get_mut(a.part) {
+            if let Some(new) = replaced(part, &a.kind) {
+                swapped.push(((a.message, a.part), std::mem::replace(part, new)));
+            }
+        }
+    }
+    let overlaid = Overlaid {
+        base: cost,
+        claimed: &claimed,
+    };
+    let current: &[Message] = messages;
     let more = match style {
         Style::None => Vec::new(),
-        Style::OpenCode(o) => opencode::plan(&current, o, cost, &claimed),
-        Style::Anthropic(o) => anthropic::plan(&current, o, cost, &claimed),
-        Style::Ttl(o) => ttl::plan(&current, o, cost, &claimed),
+        Style::OpenCode(o) => opencode::plan(current, o, &overlaid, &claimed),
+        Style::Anthropic(o) => anthropic::plan(current, o, &overlaid, &claimed),
+        Style::Ttl(o) => ttl::plan(current, o, &overlaid, &claimed),
     };
+    for ((m, p), old) in swapped {
+        if let Some(part) = messages.get_mut(m).and_then(|x| x.parts.get_mut(p)) {
+            *part = old;
+        }
+    }
     actions.extend(
         more.into_iter()
             .filter(|a| !claimed.contains(&(a.message, a.part))),
     );
     actions
+}
+
+/// The caller's costs, but for the parts supersession replaced: those are measured as they are
+/// now (a cache of the history's costs knows them as they were).
+struct Overlaid<'a> {
+    base: Cost<'a>,
+    claimed: &'a Claimed,
+}
+
+impl PartCost for Overlaid<'_> {
+    fn at(&self, at: (usize, usize), part: &Part) -> usize {
+        if self.claimed.contains(&at) {
+            self.base.of(part)
+        } else {
+            self.base.at(at, part)
+        }
+    }
+    fn of(&self, part: &Part) -> usize {
+        self.base.of(part)
+    }
 }

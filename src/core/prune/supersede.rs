@@ -133,7 +133,7 @@ pub fn classify(name: &str, input: &Value) -> Option<FileAccess> {
 
 /// Actions replacing every superseded read's output (rule of the module documentation).
 pub fn prune_superseded(messages: &[Message], cost: Cost<'_>) -> Vec<PruneAction> {
-    plan(messages, cost, &Claimed::new())
+    plan(messages, cost, &Claimed::default())
 }
 
 /// One successful file access, in call order.

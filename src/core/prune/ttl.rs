@@ -42,7 +42,7 @@ impl TtlOptions {
 
 /// Prunes the expired tool results by the rules of the module documentation, oldest first.
 pub fn prune_ttl(messages: &[Message], options: &TtlOptions, cost: Cost<'_>) -> Vec<PruneAction> {
-    plan(messages, options, cost, &Claimed::new())
+    plan(messages, options, cost, &Claimed::default())
 }
 
 /// As [`prune_ttl`], leaving parts in `claimed` alone.
