@@ -56,7 +56,10 @@ fn a_model_name_sets_its_providers_image_rule_unless_given() {
     let rule = |v: serde_json::Value| parse(&v).unwrap().image_rule;
     assert_eq!(rule(json!({"model": "gpt-4o"})), ImageRule::OpenAi);
     assert_eq!(rule(json!({"model": "gemini-2.5-pro"})), ImageRule::Gemini);
-    assert_eq!(rule(json!({"model": "claude-sonnet-4-5"})), ImageRule::Anthropic);
+    assert_eq!(
+        rule(json!({"model": "claude-sonnet-4-5"})),
+        ImageRule::Anthropic
+    );
     assert_eq!(rule(json!({"contextWindow": 100000})), ImageRule::Anthropic);
     assert_eq!(
         rule(json!({"contextWindow": 100000, "model": "my-local-llm"})),

@@ -32,8 +32,7 @@ impl Compactor {
             ids: &a.ids,
             estimator: &a.estimator,
         };
-        let actions =
-            prune::order_in_place(&mut a.incoming.messages, supersede, &style, &cost);
+        let actions = prune::order_in_place(&mut a.incoming.messages, supersede, &style, &cost);
         let mut by_message: Vec<Vec<(usize, PruneKind)>> = vec![Vec::new(); a.ids.len()];
         for action in &actions {
             if let Some(list) = by_message.get_mut(action.message) {

@@ -178,7 +178,9 @@ pub(crate) fn action(
     }
     let before = m.parts.get(part)?;
     let after = replaced(before, &kind)?;
-    let tokens_freed = cost.at((message, part), before).saturating_sub(cost.of(&after));
+    let tokens_freed = cost
+        .at((message, part), before)
+        .saturating_sub(cost.of(&after));
     (tokens_freed > 0).then_some(PruneAction {
         message,
         part,
