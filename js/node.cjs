@@ -26,6 +26,10 @@ const loadEncoding = wrap(async function loadEncoding(encoding, source) {
   return makeLoadEncoding(wasm, CompactionError, fromUrl, installed)(encoding, source);
 });
 
+// Not API: a guarded call that traps, for the tests of the reset (a symbol, so `import *` never
+// sees it).
+Object.defineProperty(exports, Symbol.for("context-compaction.trap"), { value: wrap(() => wasm.__trap()) });
+
 // One assignment per name, so that Node's ES module entry sees every export (tests/js/entries.test.mjs
 // checks that nothing of the API is missing).
 exports.Compactor = api.Compactor;

@@ -30,3 +30,11 @@ pub fn error_class() -> Option<Function> {
 pub fn encoding_loader() -> Option<Function> {
     ENCODING_LOADER.with(|l| l.borrow().clone())
 }
+
+/// Traps on purpose (the wasm `unreachable` instruction). Internal: the package's tests use it to
+/// check that a trap resets the instance; the entry points do not export it to users.
+#[wasm_bindgen(js_name = "__trap", skip_typescript)]
+pub fn trap() {
+    #[cfg(target_arch = "wasm32")]
+    core::arch::wasm32::unreachable();
+}

@@ -4,6 +4,9 @@
 //! structure unfolds into that), a BigInt, an own `__proto__` key (it would become the prototype
 //! of a rebuilt copy), in messages an id that is not well-formed Unicode (lone surrogates would
 //! collapse into one id), and in options a number that is not finite (NaN would read as "absent").
+//! The walk also copies what it reads (own enumerable fields; a `Map` as an object, a `Set` as an
+//! array) and the conversion inside wasm reads that copy, never the caller's objects: a getter or
+//! a Proxy that throws or answers differently on a second read cannot unwind through wasm frames.
 //! The recursive conversion that follows therefore never overflows the wasm stack.
 
 use serde_json::Value;
@@ -72,7 +75,9 @@ function langchainMessages(value) {
 export function plainShape(given, maxDepth, maxNodes, mode) {
   const options = mode === 0;
   const substituted = options ? undefined : langchainMessages(given);
-  const value = substituted ?? given;
+  // A Map is read as an object of its entries, a Set as an array (here, where reading them may throw).
+  const unwrap = (v) => v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? Array.from(v) : v;
+  const value = unwrap(substituted ?? given);
   const bad = (v, key) => {
     if (typeof v === 'bigint') return 'bigint';
     if (options && typeof v === 'number' && !Number.isFinite(v)) return 'number';
@@ -81,8 +86,13 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
   };
   const top = bad(value, '');
   if (top) return { path: '', reason: top };
-  if (value === null || typeof value !== 'object') return undefined;
-  const values = [value], depths = [1], parents = [-1], keys = [''], names = [''];
+  if (value === null || typeof value !== 'object' || isBinary(value)) return value === given ? undefined : { value, binaries: [] };
+  // The walk copies what it reads (own enumerable fields, arrays, primitives as they are) and the
+  // conversion reads the copy: a getter or a Proxy of the caller's is read exactly once, so one
+  // that throws or changes on a second read cannot reach the conversion inside wasm.
+  const shell = (v) => Array.isArray(v) ? new Array(v.length) : {};
+  const values = [value], depths = [1], parents = [-1], keys = [''];
+  const copies = [shell(value)];
   const found = [];
   let nodes = 0;
   const pathOf = (i) => {
@@ -97,48 +107,43 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
     const v = values[i];
     if (depths[i] > maxDepth) return { path: pathOf(i), reason: 'depth' };
     if (++nodes > maxNodes) return { path: pathOf(i), reason: 'size' };
-    if (isBinary(v)) continue;
+    const c = copies[i];
     const array = Array.isArray(v);
     const own = array ? null : Object.keys(v);
     const n = array ? v.length : own.length;
+    if (!array) for (const name of own) if (name !== '__proto__') c[name] = undefined;
     for (let k = n - 1; k >= 0; k--) {
       const name = array ? '' : own[k];
       if (!array && name === '__proto__') return { path: pathOf(i) + keyText(false, k, name), reason: 'proto' };
-      const child = array ? v[k] : v[name];
+      const child = unwrap(array ? v[k] : v[name]);
       const problem = bad(child, name);
       if (problem) return { path: pathOf(i) + keyText(array, k, name), reason: problem };
-      if (child === null || typeof child !== 'object') continue;
-      if (!options && isBinary(child)) {
-        found.push([i, array ? k : name, child]);
+      const slot = array ? k : name;
+      if (child === null || typeof child !== 'object') {
+        c[slot] = child;
         continue;
       }
+      if (isBinary(child)) {
+        c[slot] = child;
+        if (!options) found.push([i, slot, child]);
+        continue;
+      }
+      const cc = shell(child);
+      c[slot] = cc;
+      copies.push(cc);
       values.push(child);
       depths.push(depths[i] + 1);
       parents.push(i);
       keys.push(keyText(array, k, name));
-      names.push(array ? k : name);
       stack.push(values.length - 1);
     }
   }
-  if (found.length === 0) return substituted === undefined ? undefined : { value, binaries: [] };
-
-  // Copy only the objects on the way from the root to each binary value; the rest is shared.
-  const copies = new Map();
-  const copyOf = (i) => {
-    let c = copies.get(i);
-    if (c !== undefined) return c;
-    const v = values[i];
-    c = Array.isArray(v) ? v.slice() : { ...v };
-    copies.set(i, c);
-    if (parents[i] >= 0) copyOf(parents[i])[names[i]] = c;
-    return c;
-  };
   const binaries = [];
   for (const [i, key, child] of found) {
-    copyOf(i)[key] = stand(child, binaries.length, mode);
+    copies[i][key] = stand(child, binaries.length, mode);
     binaries.push(child);
   }
-  return { value: copyOf(0), binaries };
+  return { value: copies[0], binaries };
 }
 // Puts the caller's binary values back in place of their placeholders (in a value built from JSON).
 export function restoreBinaries(value, binaries) {
@@ -245,7 +250,7 @@ pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, J
     if let Ok(binaries) = field("binaries").dyn_into::<js_sys::Array>() {
         return Ok(Checked {
             value: field("value"),
-            binaries: (kind == Kind::Input).then_some(binaries),
+            binaries: (kind == Kind::Input && binaries.length() > 0).then_some(binaries),
         });
     }
     let get = |k: &str| field(k).as_string().unwrap_or_default();

@@ -2,7 +2,8 @@
 // code; a trap replaces the instance and the next call works; hooks never crash the process.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, Session, CompactionError, countTokens, validateMessages, estimateTokens, trimMessages } from "context-compaction";
+import { createRequire } from "node:module";
+import { Compactor, Session, CompactionError, countTokens, validateMessages, estimateTokens, trimMessages, repairMessages } from "context-compaction";
 import { aiSdkHistory } from "./history.mjs";
 
 const isCode = (code, path) => (e) => {
@@ -55,22 +56,67 @@ test("a message array whose reading throws is INVALID_INPUT, not a raw exception
   assert.equal(compactor.check(history).shouldCompact, false);
 });
 
+test("values that change or throw when read again are read once: no raw exception, no crash", async () => {
+  const flaky = (error) => {
+    let reads = 0;
+    return {
+      role: "user",
+      get content() {
+        reads += 1;
+        if (reads >= 2) throw error;
+        return "hello there";
+      },
+    };
+  };
+  const history = aiSdkHistory(4);
+  // Every entry point reads each message once (a Compactor that has not seen the format yet reads
+  // the array for detection first, so its second read is caught there as INVALID_INPUT).
+  const known = new Compactor({ contextWindow: 2_000, keepRecentTokens: 200, summarize: "extractive", format: "ai-sdk" });
+  for (const call of ["check", "plan", "prune", "estimate"]) {
+    assert.doesNotThrow(() => known[call]([...history, flaky(new TypeError("boom"))]), call);
+  }
+  const result = await known.maybeCompact([...history, flaky(new TypeError("boom"))]);
+  assert.ok(Array.isArray(result));
+  await known.compact([...history, flaky(new RangeError("boom"))]);
+  const session = new Session({ contextWindow: 2_000, summarize: "extractive" });
+  session.append([flaky(new TypeError("boom"))]);
+  assert.ok(session.check().tokens > 0);
+  assert.deepEqual(trimMessages([flaky(new TypeError("boom"))], { maxTokens: 100 }).length, 1);
+  // A Proxy whose every read after the first throws.
+  let n = 0;
+  const proxy = new Proxy({ role: "user", content: "hi" }, {
+    get(target, key, receiver) {
+      if (key === "content" && ++n > 1) throw new TypeError("proxy boom");
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  assert.deepEqual(validateMessages([proxy]), []);
+  // A Map is read as an object of its entries (here, an unknown field that survives).
+  const withMap = { role: "user", content: "hi", meta: new Map([["a", 1]]) };
+  assert.equal(new Compactor({ contextWindow: 10_000, summarize: "extractive" }).estimate([withMap]).perMessage.length, 1);
+  assert.deepEqual(repairMessages([withMap]).messages[0].meta, { a: 1 });
+});
+
 test("a trap resets the instance: INTERNAL, then DISPOSED for old objects, and new calls work", () => {
   const old = new Compactor({ contextWindow: 10_000, summarize: "extractive" });
   const oldSession = new Session({ contextWindow: 10_000 });
-  // A getter that throws a RuntimeError the second time it is read: the shape check reads it
-  // first (fine), the conversion inside wasm reads it again and the error unwinds through wasm
-  // frames, which is what a trap does.
+  // A getter that throws the second time it is read never reaches the conversion inside wasm:
+  // the shape check reads each field once and the conversion reads its copy.
   let reads = 0;
   const message = {
     role: "user",
     get content() {
       reads += 1;
-      if (reads >= 2) throw new WebAssembly.RuntimeError("forced trap");
+      if (reads >= 2) throw new WebAssembly.RuntimeError("second read");
       return "hi";
     },
   };
-  assert.throws(() => validateMessages([message]), (e) => isCode("INTERNAL")(e) && e.cause instanceof WebAssembly.RuntimeError);
+  assert.deepEqual(validateMessages([message]), []);
+  assert.equal(reads, 1);
+  // A real trap (the module's test hook runs wasm's `unreachable`, as an out-of-memory or a stack
+  // overflow would): INTERNAL with the RuntimeError as cause, and the instance is replaced.
+  const trap = createRequire(import.meta.url)("context-compaction")[Symbol.for("context-compaction.trap")];
+  assert.throws(() => trap(), (e) => isCode("INTERNAL")(e) && e.cause instanceof WebAssembly.RuntimeError);
   // Every new call works, exact counting included (the table is read again).
   assert.equal(countTokens("hello world", "o200k_base"), 2);
   const fresh = new Compactor({ contextWindow: 10_000, summarize: "extractive" });
