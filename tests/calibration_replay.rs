@@ -221,6 +221,32 @@ fn replay_every_fixture_with_usage() {
         line("model-aware, uncalibrated", &tail_m);
         let tail = line("model-aware, self-calibrated", &tail_c);
         assert!(tail.0 > base_stats.0.min(1.0), "{label}: tail {tail:?}");
+        // The tail converges on the provider's count in aggregate; per turn, by the tail's size
+        // (the provider's count of it), with the mean error in tokens.
+        assert!((0.95..=1.05).contains(&tail.0), "{label}: tail {tail:?}");
+        for (lo, hi) in [(1.0, 100.0), (100.0, 1000.0), (1000.0, f64::MAX)] {
+            let sized: Vec<(f64, f64)> = tail_c
+                .iter()
+                .copied()
+                .filter(|(_, o)| *o > lo && *o <= hi)
+                .collect();
+            if sized.is_empty() {
+                continue;
+            }
+            let off = sized.iter().map(|(e, o)| (e - o).abs()).sum::<f64>() / sized.len() as f64;
+            let (agg, median, _) = stats(&sized);
+            println!(
+                "    tails of {lo:>5}–{hi:<6} tokens: {:>3} turns, aggregate {agg:.3}, median {median:.3}, mean error {off:.0} tokens",
+                sized.len(),
+                hi = if hi == f64::MAX { "".to_string() } else { format!("{hi}") },
+            );
+            if lo >= 1000.0 {
+                assert!(
+                    (0.9..=1.1).contains(&median),
+                    "{label}: large tails {median}"
+                );
+            }
+        }
         assert!(b.len() >= 100, "{label}: too few turns");
         // the base estimate undercounts Anthropic's tokens; the model-aware one does not
         assert!(
