@@ -7,7 +7,8 @@
 //! object in place afterwards is not noticed; pass a new object instead (as the AI SDK, LangChain
 //! and React-style code do), or call `compactor.forget()` after mutating.
 //!
-//! When the cache holds more than twice the messages of a call, only that call's are kept.
+//! When the cache holds more than twice the messages of the largest of the last 8 calls, only the
+//! messages of the latest calls are kept (newest first, up to that bound).
 
 use rustc_hash::FxHashMap;
 
@@ -84,7 +85,12 @@ pub struct IdentityCache {
     /// the messages that do not continue them (see [`IdentityCache::take_messages`]).
     view: Vec<Message>,
     view_ids: Vec<u32>,
+    /// The ids of the last [`RECENT_CALLS`] calls, oldest first, for eviction.
+    recent: std::collections::VecDeque<Vec<u32>>,
 }
+
+/// How many calls eviction looks back on.
+const RECENT_CALLS: usize = 8;
 
 impl Default for IdentityCache {
     fn default() -> Self {
@@ -97,6 +103,7 @@ impl Default for IdentityCache {
             last: None,
             view: Vec::new(),
             view_ids: Vec::new(),
+            recent: std::collections::VecDeque::new(),
         }
     }
 }
@@ -214,13 +221,39 @@ impl IdentityCache {
                 *slot = id;
             }
         }
-        // Bounded: past twice the messages of this call (and a little), keep only this call's.
-        if self.entries.len() > 2 * ids.len() + 64 {
-            let live: rustc_hash::FxHashSet<u32> = ids.iter().copied().collect();
-            self.entries.retain(|id, _| live.contains(id));
+        self.evict(&ids);
+        Ok(Resolved { ids, format })
+    }
+
+    /// Keeps the cache bounded: past twice the messages of the largest of the recent calls (and a
+    /// little), only the messages of this call and of the calls just before it are kept, newest
+    /// first, up to that bound. A small call in between (a sub-agent's history) therefore does not
+    /// evict the main history.
+    fn evict(&mut self, ids: &[u32]) {
+        if self.recent.len() == RECENT_CALLS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(ids.to_vec());
+        let largest = self.recent.iter().map(Vec::len).max().unwrap_or(0);
+        let bound = 2 * largest + 64;
+        if self.entries.len() <= bound {
+            return;
+        }
+        let mut live: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+        for call in self.recent.iter().rev() {
+            if live.len() + call.len() > bound && !live.is_empty() {
+                break;
+            }
+            live.extend(call.iter().copied());
+        }
+        self.entries.retain(|id, _| live.contains(id));
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|(prev, _)| prev.iter().any(|id| !live.contains(id)))
+        {
             self.last = None;
         }
-        Ok(Resolved { ids, format })
     }
 
     /// The entry of `id`, to update.

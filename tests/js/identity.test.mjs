@@ -68,6 +68,19 @@ test("a replaced object is read anew; one mutated in place only after forget()",
   assert.equal(c.check(messages).tokens, replaced, "after forget() the object is read again");
 });
 
+test("a small call in between (a sub-agent's history) does not evict the main history", () => {
+  const c = new Compactor({ ...options, tokenizer: "heuristic" });
+  const main = session.messages.map((m) => ({ ...m }));
+  const before = c.check(main).tokens;
+  // Changed in place: not noticed while the object is cached, noticed once it was evicted.
+  main[1].content = [{ type: "text", text: "a much longer text than before ".repeat(400) }];
+  for (let i = 0; i < 3; i++) c.check(main.slice(0, 3).map((m) => ({ ...m })));
+  assert.equal(c.check(main).tokens, before, "the main history stayed cached");
+  // Many different arrays in a row do evict: the cache stays bounded.
+  for (let i = 0; i < 12; i++) c.check(main.map((m) => ({ ...m })));
+  assert.notEqual(c.check(main).tokens, before, "evicted after many other histories, then read anew");
+});
+
 test("bad input is still reported with its path, whatever was cached", () => {
   const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk", summarize: "extractive" });
   const ok = [{ role: "user", content: "hi" }];
