@@ -5,8 +5,9 @@
 //! - OpenAI: the exact encoding of the model when it is loaded, else the heuristic; factors of 1.
 //! - Anthropic: the heuristic times factors fitted on recorded usage (Claude Code and pi sessions
 //!   of `tests/fixtures`, see `docs/tokens.md` and `tests/calibration_replay.rs`).
-//! - Google: no usage data to fit on; factors of 1 and a larger expected error, so that
-//!   `safetyMargin: "auto"` keeps more room until self-calibration has learned the factors.
+//! - Google: the heuristic times factors fitted on the Gemma 3 tokenizer's count of the same
+//!   sessions (Gemma 3 uses the tokenizer of Gemini 2.0; see `docs/tokens.md`,
+//!   `scripts/fit-google.mjs` and `tests/google_profile.rs`).
 
 use super::{Kind, KindTokens};
 
@@ -149,12 +150,24 @@ impl Profile {
         error: 0.18,
     };
 
-    /// Google: no recorded usage to fit on; Gemini's tokenizer is close to `o200k_base` on English
-    /// and code, so the factors are 1 and the expected error is large.
+    /// Google: the heuristic scaled by factors fitted on the Gemma 3 tokenizer's count of the
+    /// content of the Claude Code and pi sessions of `tests/fixtures` (Gemma 3 uses the
+    /// SentencePiece tokenizer of Gemini 2.0, which Google's SDK also counts Gemini 2.5 with).
+    /// The expected error is measured on the held-out sessions, turn by turn (an assistant message
+    /// and what follows it up to the next one): the mean of |ln(Gemma 3 ÷ estimate)| of each
+    /// turn's content, 0.070. It does not cover Gemini's own message framing, which the tokenizer
+    /// cannot show; self-calibration corrects that from usage. `tests/google_profile.rs` checks the
+    /// factors and the error against `tests/data/gemma3-kind-counts.json`.
     pub const GOOGLE: Profile = Profile {
         name: "google",
-        factors: Factors::ONE,
-        error: 0.30,
+        factors: Factors {
+            text: GOOGLE_TEXT,
+            tool_calls: GOOGLE_TOOL_CALLS,
+            tool_results: GOOGLE_TOOL_RESULTS,
+            reasoning: GOOGLE_REASONING,
+            system: GOOGLE_TEXT,
+        },
+        error: 0.07,
     };
 }
 
@@ -166,6 +179,15 @@ pub const ANTHROPIC_TOOL_CALLS: f64 = 1.33;
 pub const ANTHROPIC_TOOL_RESULTS: f64 = 1.29;
 /// Fitted factor for Anthropic reasoning.
 pub const ANTHROPIC_REASONING: f64 = 1.33;
+
+/// Fitted factor for Google text (user and assistant prose, system text).
+pub const GOOGLE_TEXT: f64 = 1.02;
+/// Fitted factor for Google tool calls (name and JSON input).
+pub const GOOGLE_TOOL_CALLS: f64 = 1.14;
+/// Fitted factor for Google tool results.
+pub const GOOGLE_TOOL_RESULTS: f64 = 1.14;
+/// Fitted factor for Google reasoning.
+pub const GOOGLE_REASONING: f64 = 0.99;
 
 #[cfg(test)]
 mod tests {
