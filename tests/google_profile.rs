@@ -12,7 +12,7 @@
 //!
 //! Here: the heuristic side of the file is what the estimator counts (recomputed from the
 //! fixtures), the fit and held-out split is `replay::FIT`, the shipped factors are the fit of the
-//! file, the shipped expected error is the error measured on the held-out sessions, and the
+//! file, the shipped expected error is at least the error measured on the held-out sessions, and the
 //! model-aware estimate of the held-out sessions is within 5% of the Gemma 3 count in aggregate,
 //! where the base estimate is not. Run with `--nocapture` to see the figures.
 
@@ -255,8 +255,9 @@ fn shipped_factors_and_error_are_the_fit_of_the_data() {
     let held = content_pairs(&held_turns, &shipped.factors);
     let (_, _, error) = stats(&held);
     println!("held-out turns: {}, mean |ln| {error:.4}", held.len());
+    // The profile claims no less than that, and OpenAI's 10% for the framing no data measures.
     assert!(
-        (shipped.error - error).abs() <= 0.005,
+        shipped.error >= error && shipped.error == Profile::OPENAI.error.max(error),
         "shipped error {}, measured {error:.4}",
         shipped.error
     );

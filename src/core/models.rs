@@ -122,6 +122,9 @@ const MODELS: &[(&str, usize, usize, Provider, Option<EncodingName>)] = &[
     ("gemini-2.5-pro", 1_048_576, 65_536, G, None),
     ("gemini-2.5-flash", 1_048_576, 65_536, G, None),
     ("gemini-2.5-flash-lite", 1_048_576, 65_536, G, None),
+    // Gemini 3 (previews): Google's SDK counts them with the same tokenizer as 2.x.
+    ("gemini-3-pro", 1_048_576, 65_536, G, None),
+    ("gemini-3-flash", 1_048_576, 65_536, G, None),
 ];
 
 fn info(entry: &(&str, usize, usize, Provider, Option<EncodingName>)) -> ModelInfo {
@@ -272,6 +275,8 @@ mod tests {
         let lite = model_info("google/gemini-2.5-flash-lite").unwrap();
         assert_eq!(lite.max_output, 65_536);
         assert_eq!(lite.image_rule(), ImageRule::Gemini);
+        assert_eq!(window("gemini-3-pro-preview"), Some(1_048_576));
+        assert_eq!(window("models/gemini-3-flash-preview"), Some(1_048_576));
         assert_eq!(window("gemini-2.5-pro-preview-05-06"), Some(1_048_576));
     }
 
