@@ -86,22 +86,25 @@ impl ImportedSession {
     /// recorded summary message, or for pi a `compactionSummary` message), then the kept messages
     /// and everything after; without compactions, all messages.
     pub fn context(&self) -> Vec<Message> {
-        let Some(last) = self.compactions.last() else {
-            return self.messages.clone();
-        };
-        if let Some(idx) = last.summary_message {
-            return self
-                .messages
-                .get(idx..)
-                .map(<[Message]>::to_vec)
-                .unwrap_or_default();
-        }
-        let mut out = vec![pi_summary_message(last)];
-        let start = last.first_kept_message.unwrap_or(last.at_message);
+        let (head, start) = self.context_parts();
+        let mut out: Vec<Message> = head.into_iter().collect();
         if let Some(rest) = self.messages.get(start..) {
             out.extend_from_slice(rest);
         }
         out
+    }
+
+    /// [`ImportedSession::context`] in parts: a summary message made for it (pi's compactions
+    /// that recorded none), then `messages[start..]` (`start` past the end: nothing).
+    pub fn context_parts(&self) -> (Option<Message>, usize) {
+        let Some(last) = self.compactions.last() else {
+            return (None, 0);
+        };
+        if let Some(idx) = last.summary_message {
+            return (None, idx);
+        }
+        let start = last.first_kept_message.unwrap_or(last.at_message);
+        (Some(pi_summary_message(last)), start)
     }
 
     /// Number of tool calls and tool results across all messages.

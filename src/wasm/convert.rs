@@ -98,10 +98,14 @@ pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
     })
 }
 
-/// A JSON value as a plain JS value (objects, not Maps).
+/// A JSON value as a plain JS value (objects, not Maps): written as JSON text here and parsed by
+/// the engine's `JSON.parse`, which is several times faster than building the value one field at a
+/// time across the boundary.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value.serialize(&serializer).unwrap_or(JsValue::NULL)
+    match serde_json::to_string(value) {
+        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
+        Err(_) => JsValue::NULL,
+    }
 }
 
 /// The caller's message at `index`, or the message exported in the caller's format.

@@ -193,12 +193,30 @@ pub fn import_session(
         })
         .collect();
     let format = session.format;
-    Ok(to_js(&json!({
-        "format": format.as_str(),
-        "messages": format.export(&session.context()),
-        "history": format.export(&session.messages),
-        "compactions": compactions,
-    })))
+    let history_values = format.export(&session.messages);
+    let history = js_sys::Array::from(&to_js(&history_values));
+    // The live context is the history from a point on, after a summary when the file recorded a
+    // compaction: its messages are the same objects as the history's (when each message is one
+    // value in the format), converted once.
+    let (head, start) = session.context_parts();
+    let messages = if history_values.len() == session.messages.len() {
+        let head: Vec<Message> = head.into_iter().collect();
+        let head = js_sys::Array::from(&to_js(&format.export(&head)));
+        let from = u32::try_from(start.min(session.messages.len())).unwrap_or(u32::MAX);
+        head.concat(&history.slice(from, history.length()))
+    } else {
+        js_sys::Array::from(&to_js(&format.export(&session.context())))
+    };
+    let out = js_sys::Object::new();
+    for (key, value) in [
+        ("format", JsValue::from_str(format.as_str())),
+        ("messages", messages.into()),
+        ("history", history.into()),
+        ("compactions", to_js(&compactions)),
+    ] {
+        js_sys::Reflect::set(&out, &JsValue::from_str(key), &value)?;
+    }
+    Ok(out.into())
 }
 
 /// Messages of one format written in another (see `formats::convert`).

@@ -77,3 +77,33 @@ test("importSession honours the compactions recorded in pi and Claude Code files
   assert.equal(pi.messages[0].role, "compactionSummary");
   assert.deepEqual(pi.messages.at(-1), pi.history.at(-1));
 });
+
+test("importSession: the live messages are the history's own objects from the kept point on", () => {
+  const files = [
+    ["pi/before-compaction.jsonl", "pi"],
+    ["pi/large-session.jsonl", "pi"],
+    ["claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl", "claude-code"],
+    ["claude-code/subagent.jsonl", "claude-code"],
+    ["claude-code/tool_heavy.jsonl", "claude-code"],
+  ];
+  let compacted = 0;
+  for (const [file, kind] of files) {
+    const s = importSession(fixtureText(file), kind);
+    const last = s.compactions.at(-1);
+    if (last === undefined) {
+      assert.equal(s.messages.length, s.history.length, file);
+      assert.ok(s.messages.every((m, i) => m === s.history[i]), `${file}: the same objects`);
+      continue;
+    }
+    compacted += 1;
+    // Either the recorded summary message and what follows it, or a summary made for the
+    // context followed by the kept messages.
+    const start = last.summaryIndex ?? last.firstKeptIndex ?? last.atMessage;
+    const tail = s.history.slice(start);
+    const head = s.messages.length - tail.length;
+    assert.ok(head === 0 || head === 1, `${file}: head ${head}`);
+    assert.ok(tail.every((m, i) => s.messages[head + i] === m), `${file}: the kept messages are the history's objects`);
+    assert.deepEqual(structuredClone(s.messages.slice(head)), structuredClone(tail));
+  }
+  assert.ok(compacted > 0, "a fixture with a recorded compaction");
+});
