@@ -231,3 +231,26 @@ impl Batch {
         }
     }
 }
+
+/// What the caller passed as the second argument of `compact`, `maybeCompact` or a session's
+/// `compact`/`prepare`: the instructions and signal each summarizer call gets, and `force`.
+pub struct CallOptions {
+    pub instructions: Option<String>,
+    pub signal: JsValue,
+    pub force: bool,
+}
+
+pub fn call_options(value: &JsValue) -> CallOptions {
+    let get = |k: &str| {
+        if value.is_object() {
+            Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    CallOptions {
+        instructions: get("instructions").as_string(),
+        signal: get("signal"),
+        force: get("force").as_bool().unwrap_or(false),
+    }
+}

@@ -5,6 +5,7 @@
 //! `CompactionError`.
 
 use super::analyze::{Analyzed, Inner};
+use super::call::{call_options, CallOptions};
 use super::convert::{originals, outgoing, to_js};
 use super::summarize::{execute, Exec};
 use crate::core::driver::{next_round, Recovery};
@@ -18,28 +19,6 @@ use wasm_bindgen::prelude::*;
 
 fn set(obj: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
-
-/// What the caller passed as the second argument.
-pub struct CallOptions {
-    pub instructions: Option<String>,
-    pub signal: JsValue,
-    pub force: bool,
-}
-
-pub fn call_options(value: &JsValue) -> CallOptions {
-    let get = |k: &str| {
-        if value.is_object() {
-            Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
-        } else {
-            JsValue::UNDEFINED
-        }
-    };
-    CallOptions {
-        instructions: get("instructions").as_string(),
-        signal: get("signal"),
-        force: get("force").as_bool().unwrap_or(false),
-    }
 }
 
 fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {

@@ -2,12 +2,12 @@
 //! so untouched messages come back as the very same objects), and JSON results into JS objects.
 
 use super::error::throw;
+pub use super::plain::to_js;
 use crate::core::error::Error;
 use crate::core::message::Message;
 use crate::core::render::{Origin, Rendered};
 use crate::formats::{detect, Format};
 use js_sys::Array;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::formats::Codec;
@@ -96,16 +96,6 @@ pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
             None,
         )
     })
-}
-
-/// A JSON value as a plain JS value (objects, not Maps): written as JSON text here and parsed by
-/// the engine's `JSON.parse`, which is several times faster than building the value one field at a
-/// time across the boundary.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    match serde_json::to_string(value) {
-        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
-        Err(_) => JsValue::NULL,
-    }
 }
 
 /// The caller's message at `index`, or the message exported in the caller's format.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::compact::call_options;
+use super::call::call_options;
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::estimator_for;

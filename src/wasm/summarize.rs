@@ -3,8 +3,8 @@
 //! abort and retries (the schedule is the core's `driver`), answer validation, the no-progress
 //! check, `onAfterCompaction` and `onProgress`. No borrow is held across an `.await`.
 
+use super::call::CallOptions;
 use super::call::{call_once, is_aborted, pause, reason, Batch, CallError};
-use super::compact::CallOptions;
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
