@@ -123,7 +123,7 @@ export async function peers(messages, { runs = 15, slowRuns = 5 } = {}) {
   session.free();
 
   // Trimming to a budget: LangChain's trimMessages (chars/4, and exact o200k memoized per message)
-  // against the package's trimMessages (heuristic; o200k).
+  // against the package's trimMessages (heuristic; o200k; heuristic with the format detected).
   const maxTokens = 100_000;
   const lc = langChainMessages(messages);
   const quarter = (msgs) => msgs.reduce((n, m) => n + Math.ceil(lcText(m).length / 4), 0);
@@ -137,7 +137,9 @@ export async function peers(messages, { runs = 15, slowRuns = 5 } = {}) {
   row.ccTrim = time(() => (kept = trimMessages(messages, { maxTokens, format: "ai-sdk" })), runs);
   row.ccTrimOrphans = aiOrphans(kept);
   row.ccTrimExact = time(() => (kept = trimMessages(messages, { maxTokens, format: "ai-sdk", tokenizer: "o200k_base" })), slowRuns);
-  row.ccTrimExactOrphans = aiOrphans(kept);
+  row.ccTrimOrphans += aiOrphans(kept);
+  row.ccTrimDetect = time(() => (kept = trimMessages(messages, { maxTokens })), runs);
+  row.ccTrimOrphans += aiOrphans(kept);
   row.ccCompactorTrimOrphans = 0;
   for (const tokenizer of ["heuristic", "o200k_base"]) {
     const c = new Compactor({ contextWindow: 2_000_000, format: "ai-sdk", tokenizer, summarize: "extractive" });

@@ -158,16 +158,19 @@ function peerSection(rows) {
     ["Session.render", c("ccRender")],
     ["render vs pi", x("ccRender", "piContext")],
   ]);
-  table("Trimming to 100,000 tokens", "LangChain's `trimMessages` (strategy `last`) with a characters ÷ 4 counter and with an exact o200k counter memoized per message (gpt-tokenizer and a `WeakMap`), against the package's `trimMessages` (stateless: converts the whole array each call) and `Compactor.trim` (the identity cache). Orphans: tool results kept without their call.", [
+  table("Trimming to 100,000 tokens", "LangChain's `trimMessages` (strategy `last`) with a characters ÷ 4 counter and with an exact o200k counter memoized per message (gpt-tokenizer and a `WeakMap`), against the package's `trimMessages` (stateless: it converts and counts only the messages it may keep, reading from the end, and the calls their results answer; with `format` given, and with the format detected, which looks at the shape of every message) and `Compactor.trim` (the identity cache). Orphans: tool results kept without their call.", [
     ["LangChain, chars/4", c("lcTrimQuarter")],
     ["LangChain, exact memoized", c("lcTrimExact")],
     ["trimMessages", c("ccTrim")],
     ["trimMessages o200k", c("ccTrimExact")],
+    ["trimMessages, format detected", c("ccTrimDetect")],
+    ["trimMessages vs chars/4", x("ccTrim", "lcTrimQuarter")],
+    ["trimMessages o200k vs exact memoized", x("ccTrimExact", "lcTrimExact")],
     ["Compactor.trim, warm", c("ccCompactorTrim")],
     ["Compactor.trim o200k, warm", c("ccCompactorTrimExact")],
     ["warm vs chars/4", x("ccCompactorTrim", "lcTrimQuarter")],
     ["warm o200k vs exact memoized", x("ccCompactorTrimExact", "lcTrimExact")],
-    ["orphans (LangChain chars/4, exact; package)", (p) => `${p.lcTrimQuarterOrphans}, ${p.lcTrimExactOrphans}; ${p.ccTrimOrphans + p.ccTrimExactOrphans + p.ccCompactorTrimOrphans}`],
+    ["orphans (LangChain chars/4, exact; package)", (p) => `${p.lcTrimQuarterOrphans}, ${p.lcTrimExactOrphans}; ${p.ccTrimOrphans + p.ccCompactorTrimOrphans}`],
   ]);
   table("Pruning tool outputs", "The AI SDK's `pruneMessages` (removes tool calls and results before the last two messages) against `Compactor.prune` with the default settings (superseded and old tool outputs replaced by a placeholder, the recent ones protected; every message returned, the changed ones rebuilt in the caller's format). Not the same job: the AI SDK's only filters the array.", [
     ["ai pruneMessages", c("aiPrune")],
@@ -208,8 +211,8 @@ function targetSection(rows, tokenizerTargets) {
       return [`per-step ${k === "session" ? "`Session.append` + `check`" : "`Compactor.check` (identity cache)"} at 1M tokens, o200k`, "≤ 1 ms; ≥ 100× recounting with the fastest JS tokenizer", `${fmt(s.median)} ms; ${x.toFixed(0)}× ${best}`, s.median <= 1 && x >= 100];
     }),
     ["`plan` at 1M tokens, heuristic", "faster than pi's `prepareCompaction`", `warm ${fmt(p.ccPlanWarm.median)} vs ${fmt(p.piPrepare.median)} ms (fresh: ${fmt(p.ccPlanFresh.median)} ms)`, p.ccPlanWarm.median < p.piPrepare.median],
-    ["trimming at 1M tokens (`Compactor.trim`)", "≥ 100× LangChain's with chars/4, faster than its exact memoized; never orphaning", `${ratio(p.ccCompactorTrim, p.lcTrimQuarter)}× and ${ratio(p.ccCompactorTrimExact, p.lcTrimExact)}×; ${p.ccTrimOrphans + p.ccTrimExactOrphans + p.ccCompactorTrimOrphans} orphans (LangChain: ${p.lcTrimQuarterOrphans}, ${p.lcTrimExactOrphans})`, p.lcTrimQuarter.median / p.ccCompactorTrim.median >= 100 && p.ccCompactorTrimExact.median < p.lcTrimExact.median],
-    ["stateless `trimMessages` at 1M tokens", "(the same, each call converting the whole array)", `${ratio(p.ccTrim, p.lcTrimQuarter)}× chars/4; o200k ${ratio(p.ccTrimExact, p.lcTrimExact)}× exact memoized`, p.lcTrimQuarter.median / p.ccTrim.median >= 100 && p.ccTrimExact.median < p.lcTrimExact.median],
+    ["trimming at 1M tokens (`Compactor.trim`)", "≥ 100× LangChain's with chars/4, faster than its exact memoized; never orphaning", `${ratio(p.ccCompactorTrim, p.lcTrimQuarter)}× and ${ratio(p.ccCompactorTrimExact, p.lcTrimExact)}×; ${p.ccCompactorTrimOrphans} orphans (LangChain: ${p.lcTrimQuarterOrphans}, ${p.lcTrimExactOrphans})`, p.lcTrimQuarter.median / p.ccCompactorTrim.median >= 100 && p.ccCompactorTrimExact.median < p.lcTrimExact.median && p.ccCompactorTrimOrphans === 0],
+    ["stateless `trimMessages` at 1M tokens", "the same, with nothing kept between calls", `${ratio(p.ccTrim, p.lcTrimQuarter)}× and ${ratio(p.ccTrimExact, p.lcTrimExact)}× (format detected: ${ratio(p.ccTrimDetect, p.lcTrimQuarter)}×); ${p.ccTrimOrphans} orphans`, p.lcTrimQuarter.median / p.ccTrim.median >= 100 && p.ccTrimExact.median < p.lcTrimExact.median && p.ccTrimOrphans === 0],
     ["core `.wasm`, gzip", "≤ 100 KiB without exact counting (a second module for it)", `${(core / 1024).toFixed(0)} KiB, one module with exact counting`, core <= 100 * 1024],
     ...ranks.map(([e, ours, theirs]) => [`rank data shipped, ${e}, gzip`, "no larger than gpt-tokenizer's", `${(ours / 1024).toFixed(0)} vs ${(theirs / 1024).toFixed(0)} KiB`, ours <= theirs]),
   ];

@@ -43,4 +43,5 @@ node tests/js/api-fuzz.mjs "${API_CASES:-50000}"
 export PROPTEST_CASES="${CASES:-100000}"
 echo "fuzz: $PROPTEST_CASES cases per property (release build)"
 cargo test --release --test formats_errors --test plan_props --test tokens_exact \
-  --test prune_props --test repair_props --test summary_props --test trim_props -- --test-threads 2
+  --test prune_props --test repair_props --test summary_props --test trim_props --test trim_lazy \
+  -- --test-threads 2

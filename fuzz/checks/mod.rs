@@ -17,19 +17,50 @@ use context_compaction::core::settings::Settings;
 use context_compaction::core::tokens::{Encoding, EncodingName};
 use context_compaction::core::validate::validate;
 use context_compaction::formats::{
-    claude_code::import_claude_code, detect, pi_session::import_pi_session, Codec, Format,
+    claude_code::import_claude_code, detect, detect::detect_messages,
+    pi_session::import_pi_session, Codec, Format,
 };
 use serde_json::{json, Value};
 
 const FORMATS: [Format; 4] = [Format::AiSdk, Format::OpenAi, Format::Anthropic, Format::Pi];
 
 /// Every importer on the bytes as JSON: never a panic; what imports exports and imports again to
-/// the same messages; detection agrees with some importer.
+/// the same messages; detection agrees with some importer. What `trimMessages` relies on to read a
+/// message array on demand: detection gives the same answer from the shapes alone, and every tool
+/// id an importer reads is a string under a key ending in `id` in the message it imports.
 pub fn formats(data: &[u8]) {
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
         return;
     };
-    let _ = detect(&value);
+    let detected = detect(&value);
+    if let Some(items) = value.as_array() {
+        let shapes: Vec<Value> = items.iter().map(message_shape).collect();
+        let from_shapes = detect_messages(&shapes.iter().collect::<Vec<_>>());
+        assert_eq!(
+            from_shapes.as_ref().map_err(|e| (&e.path, &e.message)),
+            detected.as_ref().map_err(|e| (&e.path, &e.message)),
+            "detection from the shapes"
+        );
+    }
+    for format in FORMATS.into_iter().chain([Format::LangChain]) {
+        if let Ok(messages) = format.import(&value) {
+            for (message, original) in messages.iter().zip(value.as_array().into_iter().flatten()) {
+                let mut ids = Vec::new();
+                id_strings(original, &mut ids);
+                for id in message
+                    .tool_call_ids()
+                    .into_iter()
+                    .chain(message.tool_result_ids())
+                {
+                    assert!(
+                        ids.contains(&id),
+                        "{}: tool id {id:?} not under an id key",
+                        format.as_str()
+                    );
+                }
+            }
+        }
+    }
     for format in FORMATS {
         if let Ok(messages) = format.import(&value) {
             let exported = format.export(&messages);
@@ -43,6 +74,56 @@ pub fn formats(data: &[u8]) {
             }
             let _ = validate(&messages);
         }
+    }
+}
+
+/// What `trimMessages` sends format detection of one message (the rule of `onDemand` in
+/// `src/wasm/plain.rs`): its fields, with its `role` and `type` strings; the fields of the blocks of
+/// its `content` array and of their own `content` blocks, with their `type` strings; every other
+/// value as an empty value of its kind.
+fn message_shape(message: &Value) -> Value {
+    fn kind(v: &Value) -> Value {
+        match v {
+            Value::String(_) => json!(""),
+            Value::Array(_) => json!([]),
+            Value::Object(_) => json!({}),
+            other => other.clone(),
+        }
+    }
+    fn object(v: &Value, keep: &[&str], content: Option<&dyn Fn(&Value) -> Value>) -> Value {
+        let Value::Object(fields) = v else {
+            return kind(v);
+        };
+        let shaped = fields.iter().map(|(k, c)| {
+            let c = match (c, content) {
+                (Value::String(_), _) if keep.contains(&k.as_str()) => c.clone(),
+                (Value::Array(items), Some(content)) if k == "content" => {
+                    Value::Array(items.iter().map(content).collect())
+                }
+                _ => kind(c),
+            };
+            (k.clone(), c)
+        });
+        Value::Object(shaped.collect())
+    }
+    let inner = |b: &Value| object(b, &["type"], None);
+    let block = |b: &Value| object(b, &["type"], Some(&inner));
+    object(message, &["role", "type"], Some(&block))
+}
+
+/// Every string under a key ending in `id` (any case), at any depth.
+fn id_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                match v {
+                    Value::String(s) if k.to_ascii_lowercase().ends_with("id") => out.push(s),
+                    _ => id_strings(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| id_strings(v, out)),
+        _ => {}
     }
 }
 

@@ -37,35 +37,46 @@ struct Marker {
 
 /// Detects the format of `messages` (see the module documentation for the rules).
 pub fn detect(messages: &Value) -> Result<Format> {
-    let items = as_array(messages, "messages")?;
+    let items: Vec<&Value> = as_array(messages, "messages")?.iter().collect();
+    detect_messages(&items)
+}
+
+/// [`detect`] over the messages of an array given one by one (`messages[i]` in paths is the
+/// `i`th). Of each message it reads only which fields it has, its `role` and `type` strings, the
+/// fields of the blocks of its `content` array and of their own `content` arrays, and those
+/// blocks' `type` strings; of any other value, only its kind (string, number, object...).
+/// `trimMessages` sends it no more than that (the shapes of `onDemand` in `src/wasm/plain.rs`).
+pub fn detect_messages(messages: &[&Value]) -> Result<Format> {
     // LangChain messages have a `type` and no `role`, unlike every other format's.
-    if items.iter().any(super::langchain::is_langchain_message) {
+    if messages
+        .iter()
+        .any(|m| super::langchain::is_langchain_message(m))
+    {
         return Ok(Format::LangChain);
     }
     let mut found: Vec<Marker> = Vec::new();
     let mut pi_timestamp = false;
-    for (i, message) in items.iter().enumerate() {
+    for (i, message) in messages.iter().enumerate() {
         let Some(obj) = message.as_object() else {
             continue;
         };
-        let path = index("messages", i);
+        // Paths are built only for the markers recorded.
+        let path = || index("messages", i);
         if matches!(obj.get("timestamp"), Some(Value::Number(_))) {
             pi_timestamp = true;
         }
         message_markers(obj, &path, &mut found);
-        for key in ["content"] {
-            if let Some(Value::Array(blocks)) = obj.get(key) {
-                let content_path = field(&path, key);
-                for (j, block) in blocks.iter().enumerate() {
-                    if let Some(b) = block.as_object() {
-                        block_markers(b, &index(&content_path, j), &mut found);
-                        // Anthropic tool results nest blocks.
-                        if let Some(Value::Array(inner)) = b.get("content") {
-                            let inner_path = field(&index(&content_path, j), "content");
-                            for (k, ib) in inner.iter().enumerate() {
-                                if let Some(ib) = ib.as_object() {
-                                    block_markers(ib, &index(&inner_path, k), &mut found);
-                                }
+        if let Some(Value::Array(blocks)) = obj.get("content") {
+            for (j, block) in blocks.iter().enumerate() {
+                if let Some(b) = block.as_object() {
+                    let block_path = || index(&field(&path(), "content"), j);
+                    block_markers(b, &block_path, &mut found);
+                    // Anthropic tool results nest blocks.
+                    if let Some(Value::Array(inner)) = b.get("content") {
+                        for (k, ib) in inner.iter().enumerate() {
+                            if let Some(ib) = ib.as_object() {
+                                let inner_path = || index(&field(&block_path(), "content"), k);
+                                block_markers(ib, &inner_path, &mut found);
                             }
                         }
                     }
@@ -96,21 +107,31 @@ pub fn detect(messages: &Value) -> Result<Format> {
     })
 }
 
-fn push(found: &mut Vec<Marker>, format: Format, path: String, what: String) {
-    // One marker per format is enough to decide and to explain.
+/// Records a marker of `format` unless one is recorded: one per format is enough to decide and to
+/// explain. The path and the description are built only then.
+fn push(
+    found: &mut Vec<Marker>,
+    format: Format,
+    path: impl FnOnce() -> String,
+    what: impl FnOnce() -> String,
+) {
     if !found.iter().any(|m| m.format == format) {
-        found.push(Marker { format, path, what });
+        found.push(Marker {
+            format,
+            path: path(),
+            what: what(),
+        });
     }
 }
 
-fn message_markers(obj: &Map<String, Value>, path: &str, found: &mut Vec<Marker>) {
+fn message_markers(obj: &Map<String, Value>, path: &dyn Fn() -> String, found: &mut Vec<Marker>) {
     for key in ["tool_calls", "tool_call_id", "function_call", "refusal"] {
         if obj.get(key).is_some_and(|v| !v.is_null()) {
             push(
                 found,
                 Format::OpenAi,
-                field(path, key),
-                format!("field \"{key}\""),
+                || field(&path(), key),
+                || format!("field \"{key}\""),
             );
         }
     }
@@ -118,62 +139,52 @@ fn message_markers(obj: &Map<String, Value>, path: &str, found: &mut Vec<Marker>
         push(
             found,
             Format::AiSdk,
-            field(path, "providerOptions"),
-            "field \"providerOptions\"".into(),
+            || field(&path(), "providerOptions"),
+            || "field \"providerOptions\"".into(),
         );
     }
     if obj.contains_key("stopReason") {
         push(
             found,
             Format::Pi,
-            field(path, "stopReason"),
-            "field \"stopReason\"".into(),
+            || field(&path(), "stopReason"),
+            || "field \"stopReason\"".into(),
         );
     }
     let role = obj.get("role").and_then(Value::as_str).unwrap_or("");
-    let role_path = field(path, "role");
+    let role_path = || field(&path(), "role");
     match role {
-        "developer" => push(
-            found,
-            Format::OpenAi,
-            role_path,
-            "role \"developer\"".into(),
-        ),
+        "developer" => push(found, Format::OpenAi, role_path, || {
+            "role \"developer\"".into()
+        }),
         "toolResult" | "bashExecution" | "custom" | "hookMessage" | "branchSummary"
-        | "compactionSummary" => push(found, Format::Pi, role_path, format!("role \"{role}\"")),
+        | "compactionSummary" => push(found, Format::Pi, role_path, || format!("role \"{role}\"")),
         "tool"
             if !obj.contains_key("tool_call_id")
                 && obj.get("content").is_some_and(Value::is_array) =>
         {
-            push(
-                found,
-                Format::AiSdk,
-                role_path,
-                "role \"tool\" without tool_call_id".into(),
-            )
+            push(found, Format::AiSdk, role_path, || {
+                "role \"tool\" without tool_call_id".into()
+            })
         }
         _ => {}
     }
 }
 
-fn block_markers(b: &Map<String, Value>, path: &str, found: &mut Vec<Marker>) {
+fn block_markers(b: &Map<String, Value>, path: &dyn Fn() -> String, found: &mut Vec<Marker>) {
     let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
-    let type_path = field(path, "type");
-    let what = format!("block type \"{kind}\"");
+    let type_path = || field(&path(), "type");
+    let what = || format!("block type \"{kind}\"");
     match kind {
         "image_url" | "input_audio" | "refusal" => push(found, Format::OpenAi, type_path, what),
-        "file" if b.get("file").is_some_and(Value::is_object) => push(
-            found,
-            Format::OpenAi,
-            type_path,
-            "block \"file\" with \"file\"".into(),
-        ),
-        "file" if b.contains_key("data") => push(
-            found,
-            Format::AiSdk,
-            type_path,
-            "block \"file\" with \"data\"".into(),
-        ),
+        "file" if b.get("file").is_some_and(Value::is_object) => {
+            push(found, Format::OpenAi, type_path, || {
+                "block \"file\" with \"file\"".into()
+            })
+        }
+        "file" if b.contains_key("data") => push(found, Format::AiSdk, type_path, || {
+            "block \"file\" with \"data\"".into()
+        }),
         "tool-call" | "tool-result" | "reasoning" | "redacted-reasoning" => {
             push(found, Format::AiSdk, type_path, what)
         }
@@ -182,35 +193,26 @@ fn block_markers(b: &Map<String, Value>, path: &str, found: &mut Vec<Marker>) {
         }
         k if k.ends_with("_tool_result") => push(found, Format::Anthropic, type_path, what),
         "toolCall" => push(found, Format::Pi, type_path, what),
-        "image" if b.contains_key("image") => push(
-            found,
-            Format::AiSdk,
-            type_path,
-            "block \"image\" with \"image\"".into(),
-        ),
-        "image" if b.contains_key("source") => push(
-            found,
-            Format::Anthropic,
-            type_path,
-            "block \"image\" with \"source\"".into(),
-        ),
-        "image" if b.contains_key("mimeType") => push(
-            found,
-            Format::Pi,
-            type_path,
-            "block \"image\" with \"mimeType\"".into(),
-        ),
+        "image" if b.contains_key("image") => push(found, Format::AiSdk, type_path, || {
+            "block \"image\" with \"image\"".into()
+        }),
+        "image" if b.contains_key("source") => push(found, Format::Anthropic, type_path, || {
+            "block \"image\" with \"source\"".into()
+        }),
+        "image" if b.contains_key("mimeType") => push(found, Format::Pi, type_path, || {
+            "block \"image\" with \"mimeType\"".into()
+        }),
         "thinking" if b.contains_key("signature") => push(
             found,
             Format::Anthropic,
-            field(path, "signature"),
-            "block \"thinking\" with \"signature\"".into(),
+            || field(&path(), "signature"),
+            || "block \"thinking\" with \"signature\"".into(),
         ),
         "thinking" if b.contains_key("thinkingSignature") => push(
             found,
             Format::Pi,
-            field(path, "thinkingSignature"),
-            "block \"thinking\" with \"thinkingSignature\"".into(),
+            || field(&path(), "thinkingSignature"),
+            || "block \"thinking\" with \"thinkingSignature\"".into(),
         ),
         _ => {}
     }
@@ -218,16 +220,16 @@ fn block_markers(b: &Map<String, Value>, path: &str, found: &mut Vec<Marker>) {
         push(
             found,
             Format::Anthropic,
-            field(path, "cache_control"),
-            "field \"cache_control\"".into(),
+            || field(&path(), "cache_control"),
+            || "field \"cache_control\"".into(),
         );
     }
     if b.contains_key("providerOptions") {
         push(
             found,
             Format::AiSdk,
-            field(path, "providerOptions"),
-            "field \"providerOptions\"".into(),
+            || field(&path(), "providerOptions"),
+            || "field \"providerOptions\"".into(),
         );
     }
 }

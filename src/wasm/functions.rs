@@ -3,6 +3,7 @@
 
 use super::convert::{incoming, outgoing, to_js};
 use super::error::throw;
+use super::on_demand::OnDemandMessages;
 use super::types::FormatArg;
 use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
@@ -12,7 +13,7 @@ use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
 use crate::core::render::{Origin, Rendered};
 use crate::core::repair::{repair, RepairAction};
-use crate::core::trim::{trim, Trimmed};
+use crate::core::trim::{trim, trim_history, TrimOptions, Trimmed};
 use crate::core::validate::validate;
 use crate::formats::claude_code::import_claude_code;
 use crate::formats::pi_session::import_pi_session;
@@ -61,6 +62,8 @@ pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
 }
 
 /// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.
+/// Messages are converted and counted only as the trimming rules read them (see
+/// [`super::on_demand`]); an array that is not plain data is converted whole.
 #[wasm_bindgen(js_name = trimMessages, skip_typescript)]
 pub fn trim_messages(
     #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
@@ -69,17 +72,40 @@ pub fn trim_messages(
     refuse_langchain_only(&options)?;
     let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
     let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
-    let incoming = incoming(&messages, format)?;
-    let counter = match tokenizer {
-        Tokenizer::Heuristic => Counter::Heuristic,
-        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
+    let Some(on_demand) = OnDemandMessages::new(&messages, format)? else {
+        return trim_whole(&messages, &trim_options, tokenizer, format);
     };
-    let estimator = Estimator::new(counter);
+    let estimator = Estimator::new(counter(tokenizer)?);
+    let cost = |p: &Part| estimator.part_tokens(p);
+    let kept = throw(trim_history(
+        &on_demand.source(&estimator),
+        &cost,
+        &trim_options,
+    ))?;
+    Ok(on_demand.output(&kept).into())
+}
+
+/// `trimMessages` on an array converted whole (one that is not plain data).
+fn trim_whole(
+    messages: &JsValue,
+    trim_options: &TrimOptions,
+    tokenizer: Tokenizer,
+    format: Option<Format>,
+) -> Result<JsValue, JsValue> {
+    let incoming = incoming(messages, format)?;
+    let estimator = Estimator::new(counter(tokenizer)?);
     let tokens = estimator.estimate_all(&incoming.messages).per_message;
     let cost = |p: &Part| estimator.part_tokens(p);
-    let trimmed = throw(trim(&incoming.messages, &tokens, &cost, &trim_options))?;
+    let trimmed = throw(trim(&incoming.messages, &tokens, &cost, trim_options))?;
     let rendered = kept_messages(&incoming.messages, &trimmed);
     Ok(outgoing(&incoming, &rendered).into())
+}
+
+fn counter(tokenizer: Tokenizer) -> Result<Counter, JsValue> {
+    Ok(match tokenizer {
+        Tokenizer::Heuristic => Counter::Heuristic,
+        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
+    })
 }
 
 /// The messages a trim keeps: the input's (by index), or the kept parts of a partial one.

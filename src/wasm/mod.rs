@@ -14,6 +14,7 @@ pub mod error;
 pub mod format_types;
 pub mod functions;
 pub mod identity;
+pub mod on_demand;
 pub mod options;
 pub mod overflow;
 pub mod plain;

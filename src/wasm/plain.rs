@@ -148,6 +148,125 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
   }
   return { value: copies[0], binaries };
 }
+// A message array prepared for reading on demand (`trimMessages`): the messages in the form
+// `plainShape` reads them (LangChain messages as plain objects), and for each message the FNV-1a
+// hash (of the UTF-16 code units) of every string it holds under a key ending in 'id', any case,
+// at any depth, as [hash, index] pairs sorted: every tool id an importer reads is such a string. With
+// `detect`, also what format detection reads of each message (see below).
+// `undefined` when the array holds anything but plain data within the limits (a class instance, a
+// Map, a cycle, a getter that throws; with `detect`, a BigInt, a function or a symbol where
+// detection looks): the caller then converts the array whole.
+function plainObject(v) {
+  const p = Object.getPrototypeOf(v);
+  return p === Object.prototype || p === null;
+}
+function idHash(s) {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
+  return h >>> 0;
+}
+function idKey(key) {
+  const n = key.length;
+  return n >= 2 && (key.charCodeAt(n - 1) | 32) === 100 && (key.charCodeAt(n - 2) | 32) === 105;
+}
+function onDemandView(array, detect, maxDepth, maxNodes) {
+  const plain = langchainMessages(array) ?? array;
+  const holders = new Map();
+  let nodes = 0;
+  const stack = [];
+  for (let i = 0; i < plain.length; i++) {
+    stack.push(plain[i], 2);
+    while (stack.length > 0) {
+      const depth = stack.pop();
+      const v = stack.pop();
+      if (v === null || typeof v !== 'object') continue;
+      if (depth > maxDepth || ++nodes > maxNodes) return undefined;
+      if (isBinary(v)) continue;
+      if (Array.isArray(v)) {
+        for (let k = v.length - 1; k >= 0; k--) stack.push(v[k], depth + 1);
+        continue;
+      }
+      if (!plainObject(v)) return undefined;
+      for (const key in v) {
+        const c = v[key];
+        if (typeof c === 'string') {
+          if (idKey(key)) {
+            const h = idHash(c);
+            const at = holders.get(h);
+            if (at === undefined) holders.set(h, [i]);
+            else if (at[at.length - 1] !== i) at.push(i);
+          }
+        } else if (c !== null && typeof c === 'object') {
+          stack.push(c, depth + 1);
+        }
+      }
+    }
+  }
+  let shapes, order;
+  if (detect) {
+    const fail = {};
+    // What format detection reads (formats/detect.rs) of each message: its fields, with its
+    // `role` and `type` strings; the fields of the blocks of its `content` array and of their own
+    // `content` blocks, with their `type` strings. Every other value is an empty value of its
+    // kind. Messages of one shape share it: `order[i]` is the shape of message `i`.
+    const kind = (v) => {
+      switch (typeof v) {
+        case 'string': return '';
+        case 'number': case 'boolean': return v;
+        case 'undefined': return null;
+        case 'object': return v === null ? null : Array.isArray(v) ? [] : {};
+        default: throw fail;
+      }
+    };
+    const object = (v, keep, content) => {
+      if (v === null || typeof v !== 'object' || Array.isArray(v) || isBinary(v)) return kind(v);
+      const out = {};
+      for (const k of Object.keys(v)) {
+        if (k === '__proto__') throw fail;
+        const c = v[k];
+        if (typeof c === 'string' && keep(k)) out[k] = c;
+        else if (k === 'content' && content !== undefined && Array.isArray(c)) out[k] = c.map(content);
+        else out[k] = kind(c);
+      }
+      return out;
+    };
+    const isType = (k) => k === 'type';
+    const inner = (b) => object(b, isType, undefined);
+    const block = (b) => object(b, isType, inner);
+    const isRoleOrType = (k) => k === 'role' || k === 'type';
+    const seen = new Map();
+    const list = [];
+    order = new Uint32Array(plain.length);
+    try {
+      for (let i = 0; i < plain.length; i++) {
+        const shape = JSON.stringify(object(plain[i], isRoleOrType, block));
+        let k = seen.get(shape);
+        if (k === undefined) {
+          k = list.length;
+          list.push(shape);
+          seen.set(shape, k);
+        }
+        order[i] = k;
+      }
+    } catch (e) {
+      if (e === fail) return undefined;
+      throw e;
+    }
+    shapes = '[' + list.join(',') + ']';
+  }
+  // [hash, index] pairs sorted by hash, then index
+  const hashes = Uint32Array.from(holders.keys()).sort();
+  const ids = [];
+  for (const h of hashes) for (const i of holders.get(h)) ids.push(h, i);
+  return { plain, ids: new Uint32Array(ids), shapes, order };
+}
+export function onDemand(array, detect, maxDepth, maxNodes) {
+  try {
+    return onDemandView(array, detect, maxDepth, maxNodes);
+  } catch {
+    return undefined;
+  }
+}
 // Puts the caller's binary values back in place of their placeholders (in a value built from JSON).
 export function restoreBinaries(value, binaries) {
   const at = (v) => v !== null && typeof v === 'object' && typeof v[BINARY] === 'number' ? binaries[v[BINARY]] : undefined;
@@ -179,6 +298,56 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = restoreBinaries)]
     fn restore_binaries(value: &JsValue, binaries: &js_sys::Array) -> JsValue;
+    #[wasm_bindgen(js_name = onDemand)]
+    fn on_demand_view(
+        array: &js_sys::Array,
+        detect: bool,
+        max_depth: u32,
+        max_nodes: u32,
+    ) -> JsValue;
+}
+
+/// A message array prepared for reading one message at a time (see `onDemand` above).
+pub struct OnDemand {
+    /// The messages as they are read: the caller's, LangChain messages as plain objects.
+    pub plain: js_sys::Array,
+    /// `[hash, index]` pairs, sorted: the hash of every string a message holds under a key ending
+    /// in `id` (any case), see [`id_hash`].
+    pub ids: Vec<u32>,
+    /// With `detect`: what format detection reads of each message, as a JSON array of the
+    /// distinct shapes and the shape of each message.
+    pub shapes: Option<(String, Vec<u32>)>,
+}
+
+/// `array` prepared for reading on demand; `None` when it holds anything but plain data within
+/// [`MAX_DEPTH`] and [`MAX_NODES`] (the caller then converts it whole). `detect`: also the shapes
+/// format detection reads.
+pub fn on_demand(array: &js_sys::Array, detect: bool) -> Option<OnDemand> {
+    let view = on_demand_view(array, detect, MAX_DEPTH, MAX_NODES);
+    if !view.is_object() {
+        return None;
+    }
+    let field = |k: &str| js_sys::Reflect::get(&view, &JsValue::from_str(k)).ok();
+    let plain = field("plain")?.dyn_into::<js_sys::Array>().ok()?;
+    let ids = field("ids")?
+        .dyn_into::<js_sys::Uint32Array>()
+        .ok()?
+        .to_vec();
+    let shapes = match (field("shapes").and_then(|s| s.as_string()), field("order")) {
+        (Some(text), Some(order)) => {
+            Some((text, order.dyn_into::<js_sys::Uint32Array>().ok()?.to_vec()))
+        }
+        _ if detect => return None,
+        _ => None,
+    };
+    Some(OnDemand { plain, ids, shapes })
+}
+
+/// The hash `onDemand` gives a string: FNV-1a over its UTF-16 code units.
+pub fn id_hash(text: &str) -> u32 {
+    text.encode_utf16().fold(0x811c_9dc5, |h: u32, unit| {
+        (h ^ u32::from(unit)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// A copy of the caller's array, taken when the call is made (later changes to the array do not
@@ -190,7 +359,10 @@ pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
             .dyn_ref::<js_sys::Error>()
             .map(|e| String::from(e.message()))
             .unwrap_or_else(|| "a non-Error value".to_string());
-        error(Kind::Input, path, format!("reading it threw: {detail}"))
+        error_to_js(
+            &error(Kind::Input, path, format!("reading it threw: {detail}")),
+            None,
+        )
     })
 }
 
@@ -217,12 +389,11 @@ impl Kind {
     }
 }
 
-fn error(kind: Kind, path: &str, message: String) -> JsValue {
-    let e = match kind {
+fn error(kind: Kind, path: &str, message: String) -> Error {
+    match kind {
         Kind::Input | Kind::Stored => Error::invalid_input(path, message),
         Kind::Options => Error::invalid_option(path, message),
-    };
-    error_to_js(&e, None)
+    }
 }
 
 /// The value to convert after the shape check: the caller's own, or a copy whose binary values
@@ -236,6 +407,11 @@ pub struct Checked {
 
 /// Checks the shape of `value` (see the module documentation); `path` names it in errors.
 pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, JsValue> {
+    shape(value, path, kind).map_err(|e| error_to_js(&e, None))
+}
+
+/// [`check_shape`] with the error in the core's terms.
+fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
     let found = plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode()).map_err(|e| {
         let detail = e
             .dyn_ref::<js_sys::Error>()
@@ -281,7 +457,21 @@ pub fn to_json_with_binaries(
     kind: Kind,
     what: &str,
 ) -> Result<(Value, Option<js_sys::Array>), JsValue> {
-    let checked = check_shape(value, path, kind)?;
+    json_with_binaries(value, path, kind, what).map_err(|e| error_to_js(&e, None))
+}
+
+/// [`to_json`] with the error in the core's terms.
+pub fn json_of(value: &JsValue, path: &str, kind: Kind, what: &str) -> Result<Value, Error> {
+    json_with_binaries(value, path, kind, what).map(|(v, _)| v)
+}
+
+fn json_with_binaries(
+    value: &JsValue,
+    path: &str,
+    kind: Kind,
+    what: &str,
+) -> Result<(Value, Option<js_sys::Array>), Error> {
+    let checked = shape(value, path, kind)?;
     let json = serde_wasm_bindgen::from_value(checked.value)
         .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))?;
     Ok((json, checked.binaries))

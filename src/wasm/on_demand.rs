@@ -1,0 +1,149 @@
+//! The caller's message array read one message at a time, for `trimMessages`: a message is
+//! converted and counted only when the trimming rules ask for it (`core::trim::trim_history`).
+//! Before that, one walk in JS hashes every string the messages hold under a key ending in `id`
+//! (every tool id is one), which tells the rules which messages may hold a given tool id; and,
+//! when the format is to be detected, gives what detection reads of each message (its fields and
+//! those of its content blocks, without their text). An array that is not plain data (class instances, Maps, cycles, throwing getters...)
+//! gets `None`: the caller converts it whole, as every call did before.
+
+use std::borrow::Cow;
+
+use js_sys::Array;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::error::throw;
+use crate::core::error::{Error, Result};
+use crate::core::estimate::Estimator;
+use crate::core::message::Message;
+use crate::core::trim::{TrimSource, TrimmedHistory};
+use crate::formats::detect::detect_messages;
+use crate::formats::{message_importer, Codec, Format};
+
+/// A message array prepared for reading on demand.
+pub struct OnDemandMessages {
+    /// The caller's array as given (a snapshot): kept messages are returned from it.
+    array: Array,
+    /// The messages as they are read (LangChain messages as plain objects).
+    plain: Array,
+    format: Format,
+    /// `[hash, index]` pairs of every string under an `id` key, sorted.
+    ids: Vec<u32>,
+}
+
+impl OnDemandMessages {
+    /// Prepares `messages` in `format` (`None`: detected from the whole array). `Ok(None)` when the
+    /// array must be converted whole; errors: not an array, reading it threw, an ambiguous format.
+    pub fn new(
+        messages: &JsValue,
+        format: Option<Format>,
+    ) -> std::result::Result<Option<Self>, JsValue> {
+        if !Array::is_array(messages) {
+            return throw(Err(Error::invalid_input(
+                "messages",
+                "messages must be an array",
+            )));
+        }
+        let array = super::plain::snapshot(messages, "messages")?;
+        let Some(view) = super::plain::on_demand(&array, format.is_none()) else {
+            return Ok(None);
+        };
+        let format = match (format, &view.shapes) {
+            (Some(f), _) => f,
+            (None, Some((text, order))) => {
+                // JSON.stringify's text: it parses unless it holds a lone surrogate.
+                let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(text) else {
+                    return Ok(None);
+                };
+                let shape = |k: &u32| shapes.get(*k as usize).unwrap_or(&Value::Null);
+                throw(detect_messages(
+                    &order.iter().map(shape).collect::<Vec<_>>(),
+                ))?
+            }
+            (None, None) => return Ok(None),
+        };
+        Ok(Some(OnDemandMessages {
+            array,
+            plain: view.plain,
+            format,
+            ids: view.ids,
+        }))
+    }
+
+    /// The messages as a [`TrimSource`] whose tokens `estimator` counts.
+    pub fn source<'e>(&'e self, estimator: &'e Estimator) -> Source<'e> {
+        Source {
+            messages: self,
+            estimator,
+            import: message_importer(self.format),
+        }
+    }
+
+    /// The kept messages: the caller's objects, the partial one rebuilt in the caller's format.
+    pub fn output(&self, kept: &TrimmedHistory) -> Array {
+        let out = Array::new();
+        for k in &kept.trimmed.kept {
+            let original = self.array.get(u32::try_from(k.index).unwrap_or(u32::MAX));
+            match (&k.parts, &kept.partial) {
+                (Some(_), Some(message)) => {
+                    for value in self.format.export(std::slice::from_ref(message)) {
+                        out.push(&super::plain::with_binaries(&value, None, &original));
+                    }
+                }
+                _ => {
+                    out.push(&original);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// [`OnDemandMessages`] read for a trim.
+pub struct Source<'e> {
+    messages: &'e OnDemandMessages,
+    estimator: &'e Estimator,
+    import: fn(&Value, &str) -> Result<Message>,
+}
+
+impl TrimSource<'static> for Source<'_> {
+    fn len(&self) -> usize {
+        self.messages.plain.length() as usize
+    }
+
+    fn read(&self, index: usize) -> Result<Cow<'static, Message>> {
+        let path = format!("messages[{index}]");
+        let value = self
+            .messages
+            .plain
+            .get(u32::try_from(index).unwrap_or(u32::MAX));
+        let json = super::plain::json_of(&value, &path, super::plain::Kind::Input, "messages")?;
+        (self.import)(&json, &path).map(Cow::Owned)
+    }
+
+    fn tokens(&self, _index: usize, message: &Message) -> usize {
+        self.estimator.estimate_message(message).total()
+    }
+
+    fn holders(&self, id: &str) -> Vec<usize> {
+        let hash = super::plain::id_hash(id);
+        let pairs = &self.messages.ids;
+        // Binary search over the pairs (hashes at even positions).
+        let (mut low, mut high) = (0, pairs.len() / 2);
+        while low < high {
+            let mid = (low + high) / 2;
+            if pairs.get(2 * mid).is_some_and(|&h| h < hash) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        pairs
+            .get(2 * low..)
+            .unwrap_or_default()
+            .chunks_exact(2)
+            .take_while(|pair| pair.first() == Some(&hash))
+            .filter_map(|pair| pair.get(1).map(|&i| i as usize))
+            .collect()
+    }
+}
