@@ -12,6 +12,8 @@
 //! id index names extra messages (hash collisions) or every message, and with sources where some
 //! messages cannot be read. Then how few messages a long history costs.
 
+#[path = "common/trim_parts.rs"]
+mod trim_parts;
 #[path = "common/trim_reference.rs"]
 mod trim_reference;
 
@@ -25,24 +27,9 @@ use context_compaction::core::trim::{
     trim, trim_history, TrimOptions, TrimSource, TrimStrategy, TrimmedHistory,
 };
 use proptest::prelude::*;
-use serde_json::json;
+use trim_parts::{call, part_cost, result, roles};
 use trim_reference::reference_trim;
 
-fn call(id: &str) -> Part {
-    Part::ToolCall {
-        id: id.into(),
-        name: "read".into(),
-        input: json!({ "path": id }),
-    }
-}
-fn result(id: &str) -> Part {
-    Part::ToolResult {
-        id: id.into(),
-        name: None,
-        output: vec![Part::text(format!("contents of {id}"))],
-        is_error: false,
-    }
-}
 fn texts(role: Role, texts: &[String]) -> Message {
     Message::new(role, texts.iter().map(|t| Part::text(t.clone())).collect())
 }
@@ -197,19 +184,6 @@ fn harm(m: &mut Vec<Message>, damage: &[Damage]) {
             _ => {}
         }
     }
-}
-
-fn part_cost(p: &Part) -> usize {
-    1 + p.text_len() / 4
-}
-
-fn roles(mask: u8) -> Vec<Role> {
-    [Role::System, Role::User, Role::Assistant, Role::Tool]
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| mask & (1 << i) != 0)
-        .map(|(_, r)| r)
-        .collect()
 }
 
 fn options() -> impl Strategy<Value = TrimOptions> {

@@ -9,11 +9,14 @@
 //! generated agent histories with parallel tool calls, results in tool messages or Anthropic-style
 //! user carriers, provider-executed results inside the assistant message and pending tail calls.
 
+#[path = "common/trim_parts.rs"]
+mod trim_parts;
+
 use context_compaction::core::message::{Message, Part, Role};
 use context_compaction::core::trim::{trim, TrimOptions, TrimStrategy, Trimmed, TrimmedMessage};
 use context_compaction::core::validate::{validate, ViolationKind};
 use proptest::prelude::*;
-use serde_json::json;
+use trim_parts::{call, part_cost, result, roles};
 
 fn whole(index: usize) -> TrimmedMessage {
     TrimmedMessage { index, parts: None }
@@ -202,22 +205,6 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-fn call(id: &str) -> Part {
-    Part::ToolCall {
-        id: id.into(),
-        name: "read".into(),
-        input: json!({ "path": id }),
-    }
-}
-fn result(id: &str) -> Part {
-    Part::ToolResult {
-        id: id.into(),
-        name: None,
-        output: vec![Part::text(format!("contents of {id}"))],
-        is_error: false,
-    }
-}
-
 /// Well-formed histories; the last agent step's calls may be pending (no results yet).
 fn build(system: bool, steps: &[Step], pending: bool) -> Vec<Message> {
     let mut out = Vec::new();
@@ -272,19 +259,6 @@ fn build(system: bool, steps: &[Step], pending: bool) -> Vec<Message> {
         }
     }
     out
-}
-
-fn part_cost(p: &Part) -> usize {
-    1 + p.text_len() / 4
-}
-
-fn roles(mask: u8) -> Vec<Role> {
-    [Role::System, Role::User, Role::Assistant, Role::Tool]
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| mask & (1 << i) != 0)
-        .map(|(_, r)| r)
-        .collect()
 }
 
 fn options() -> impl Strategy<Value = TrimOptions> {
