@@ -96,6 +96,8 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
   const shell = (v) => Array.isArray(v) ? new Array(v.length) : {};
   const values = [value], depths = [1], parents = [-1], keys = [''];
   const copies = [shell(value)];
+  // Whether the copy reads the same as JSON text (no function or symbol values, which JSON drops).
+  let text = true;
   const found = [];
   let nodes = 0;
   const pathOf = (i) => {
@@ -123,6 +125,7 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
       if (problem) return { path: pathOf(i) + keyText(array, k, name), reason: problem };
       const slot = array ? k : name;
       if (child === null || typeof child !== 'object') {
+        if (typeof child === 'function' || typeof child === 'symbol') text = false;
         c[slot] = child;
         continue;
       }
@@ -146,7 +149,7 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
     copies[i][key] = stand(child, binaries.length, mode);
     binaries.push(child);
   }
-  return { value: copies[0], binaries };
+  return { value: copies[0], binaries, text };
 }
 // A message array prepared for reading on demand (`trimMessages`): the messages in the form
 // `plainShape` reads them (LangChain messages as plain objects), and for each message the FNV-1a
@@ -403,6 +406,8 @@ pub struct Checked {
     pub value: JsValue,
     /// The binary values replaced by placeholders ([`Kind::Input`]), for [`restore`].
     pub binaries: Option<js_sys::Array>,
+    /// `value` is the walk's plain copy and reads the same as its JSON text.
+    pub text: bool,
 }
 
 /// Checks the shape of `value` (see the module documentation); `path` names it in errors.
@@ -423,6 +428,7 @@ fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
         return Ok(Checked {
             value: value.clone(),
             binaries: None,
+            text: false,
         });
     }
     let field = |k: &str| js_sys::Reflect::get(&found, &JsValue::from_str(k)).unwrap_or_default();
@@ -430,6 +436,7 @@ fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
         return Ok(Checked {
             value: field("value"),
             binaries: (kind == Kind::Input && binaries.length() > 0).then_some(binaries),
+            text: field("text").as_bool().unwrap_or(false),
         });
     }
     let get = |k: &str| field(k).as_string().unwrap_or_default();
@@ -472,9 +479,21 @@ fn json_with_binaries(
     what: &str,
 ) -> Result<(Value, Option<js_sys::Array>), Error> {
     let checked = shape(value, path, kind)?;
+    if let Some(json) = checked.text.then(|| via_text(&checked.value)).flatten() {
+        return Ok((json, checked.binaries));
+    }
     let json = serde_wasm_bindgen::from_value(checked.value)
         .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))?;
     Ok((json, checked.binaries))
+}
+
+/// The walk's plain copy read through JSON text: `JSON.stringify` in the engine, one string across
+/// the boundary, `serde_json` here — several times faster than reading it value by value. `None`
+/// when the text does not parse back (a lone surrogate, which JSON escapes and `serde_json`
+/// refuses): the caller then reads it value by value, which replaces lone surrogates.
+fn via_text(copy: &JsValue) -> Option<Value> {
+    let text: String = js_sys::JSON::stringify(copy).ok()?.into();
+    serde_json::from_str(&text).ok()
 }
 
 use crate::formats::media::BINARY_PLACEHOLDER as BINARY_KEY;
