@@ -126,7 +126,9 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
       const slot = array ? k : name;
       if (child === null || typeof child !== 'object') {
         if (typeof child === 'function' || typeof child === 'symbol') text = false;
-        c[slot] = child;
+        // An undefined field is absent (as in JSON), whichever way the copy is read.
+        if (child === undefined && !array) delete c[slot];
+        else c[slot] = child;
         continue;
       }
       if (isBinary(child)) {
@@ -149,7 +151,8 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
     copies[i][key] = stand(child, binaries.length, mode);
     binaries.push(child);
   }
-  return { value: copies[0], binaries, text };
+  // Many objects cost many crossings value by value; a few (one message) cost less than the text.
+  return { value: copies[0], binaries, text: text && nodes >= 32 };
 }
 // A message array prepared for reading on demand (`trimMessages`): the messages in the form
 // `plainShape` reads them (LangChain messages as plain objects), and for each message the FNV-1a

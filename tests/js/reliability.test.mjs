@@ -99,14 +99,20 @@ test("values that change or throw when read again are read once: no raw exceptio
   assert.deepEqual(repairMessages([withMap]).messages[0].meta, { a: 1 });
 });
 
-test("messages cross as JSON text, and what JSON cannot say takes the value-by-value path", () => {
-  const c = new Compactor({ contextWindow: 10_000, summarize: "extractive", selfCalibration: false });
+test("arrays cross as JSON text, and what JSON cannot say takes the value-by-value path", () => {
+  // Enough messages that the whole array goes through JSON text (format detection, repair).
+  const many = (last) => [...Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}` })), last];
+  const total = (messages) => new Compactor({ contextWindow: 10_000, summarize: "extractive", selfCalibration: false }).estimate(messages).total;
   // A lone surrogate in text (JSON escapes it, serde_json refuses it): read as U+FFFD, as before.
-  assert.equal(c.estimate([{ role: "user", content: "a\ud800b" }]).total, c.estimate([{ role: "user", content: "a\ufffdb" }]).total);
-  // A function value is still not plain data, with its path.
-  assert.throws(() => validateMessages([{ role: "user", content: "hi", extra: () => 1 }]), isCode("INVALID_INPUT", "messages"));
+  assert.equal(total(many({ role: "user", content: "a\ud800b" })), total(many({ role: "user", content: "a\ufffdb" })));
+  assert.deepEqual(validateMessages(many({ role: "user", content: "a\ud800b" })), []);
+  // A function value is still not plain data.
+  assert.throws(() => validateMessages(many({ role: "user", content: "hi", extra: () => 1 })), isCode("INVALID_INPUT", "messages"));
   // An undefined field is absent, as in JSON; other unknown fields survive.
-  assert.deepEqual(repairMessages([{ role: "user", content: "hi", extra: undefined, keep: { a: [1, "b", null] } }]).messages, [{ role: "user", content: "hi", keep: { a: [1, "b", null] } }]);
+  const repaired = repairMessages(many({ role: "user", content: "hi", extra: undefined, keep: { a: [1, "b", null] } })).messages;
+  assert.deepEqual(repaired.at(-1), { role: "user", content: "hi", keep: { a: [1, "b", null] } });
+  // One message alone (read value by value) says the same.
+  assert.deepEqual(repairMessages([{ role: "user", content: "hi", extra: undefined }]).messages, [{ role: "user", content: "hi" }]);
 });
 
 test("a trap resets the instance: INTERNAL, then DISPOSED for old objects, and new calls work", () => {
