@@ -27,6 +27,12 @@ pub const MAX_NODES: u32 = 5_000_000;
 export function snapshot(array) {
   return Array.prototype.slice.call(array);
 }
+const ENCODER = new TextEncoder();
+// A plain value as the UTF-8 bytes of its JSON text: the engine's encoder writes them far faster
+// than a string crosses into wasm character by character.
+export function jsonBytes(value) {
+  return ENCODER.encode(JSON.stringify(value));
+}
 const BINARY = '\\u0000binary';
 const HEAD_BYTES = 65536;
 function bytesOf(v) {
@@ -151,17 +157,22 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
     copies[i][key] = stand(child, binaries.length, mode);
     binaries.push(child);
   }
-  // Many objects cost many crossings value by value; a few (one message) cost less than the text.
-  return { value: copies[0], binaries, text: text && nodes >= 32 };
+  // Value by value, each object and each string crosses on its own, a string one character at a
+  // time: the JSON bytes cost less for one small message already, and far less for large text.
+  return { value: copies[0], binaries, text };
 }
 // A message array prepared for reading on demand (`trimMessages`): the messages in the form
 // `plainShape` reads them (LangChain messages as plain objects), and for each message the FNV-1a
-// hash (of the UTF-16 code units) of every string it holds under a key ending in 'id', any case,
-// at any depth, as [hash, index] pairs sorted: every tool id an importer reads is such a string. With
-// `detect`, also what format detection reads of each message (see below).
-// `undefined` when the array holds anything but plain data within the limits (a class instance, a
-// Map, a cycle, a getter that throws; with `detect`, a BigInt, a function or a symbol where
-// detection looks): the caller then converts the array whole.
+// hash (of the UTF-16 code units) of every string under a key ending in 'id' (any case) that it
+// holds itself or in an object element of one of its array fields, as [hash, index] pairs sorted:
+// every importer reads tool ids there and nowhere deeper (`message.tool_call_id`,
+// `message.content[k].toolCallId`, `message.tool_calls[k].id`...). With `detect`, also what format
+// detection reads of each message (see below).
+// `undefined` when, within those two levels, the array holds anything but plain objects and arrays
+// (a class instance, a Map or Set, which `plainShape` would read as plain data where the walk did
+// not look; with `detect`, a BigInt, a function or a symbol where detection looks) or a getter
+// throws: the caller then converts the array whole. Deeper values are not looked at here: a
+// message is checked whole when it is read.
 function plainObject(v) {
   const p = Object.getPrototypeOf(v);
   return p === Object.prototype || p === null;
@@ -175,77 +186,90 @@ function idKey(key) {
   const n = key.length;
   return n >= 2 && (key.charCodeAt(n - 1) | 32) === 100 && (key.charCodeAt(n - 2) | 32) === 105;
 }
-function onDemandView(array, detect, maxDepth, maxNodes) {
+const NOT_PLAIN = {};
+// What format detection (formats/detect.rs) reads of a value at `level` (0: a message, 1: a block
+// of its `content` array, 2: a block of that block's `content`), as JSON text: the fields of an
+// object with their `type` strings (and a message's `role`), the blocks of `content` arrays below
+// level 2, and of every other value only its kind ('' for any string, a number or boolean as it
+// is). Built as text, the same text JSON.stringify gives the equivalent object.
+function shapeText(v, level, keyTexts) {
+  switch (typeof v) {
+    case 'string': return '\"\"';
+    case 'number': return JSON.stringify(v);
+    case 'boolean': return v ? 'true' : 'false';
+    case 'undefined': return 'null';
+    case 'object': break;
+    default: throw NOT_PLAIN;
+  }
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return '[]';
+  if (level > 2 || isBinary(v)) return '{}';
+  let out = '{';
+  for (const key of Object.keys(v)) {
+    if (key === '__proto__') throw NOT_PLAIN;
+    const c = v[key];
+    let t = keyTexts.get(key);
+    if (t === undefined) {
+      t = JSON.stringify(key) + ':';
+      keyTexts.set(key, t);
+    }
+    if (out.length > 1) out += ',';
+    out += t;
+    if (typeof c === 'string' && (key === 'type' || (key === 'role' && level === 0))) out += JSON.stringify(c);
+    else if (key === 'content' && level < 2 && Array.isArray(c)) {
+      out += '[';
+      for (let j = 0; j < c.length; j++) out += (j > 0 ? ',' : '') + shapeText(c[j], level + 1, keyTexts);
+      out += ']';
+    } else out += shapeText(c, 3, keyTexts);
+  }
+  return out + '}';
+}
+function onDemandView(array, detect) {
   const plain = langchainMessages(array) ?? array;
   const holders = new Map();
-  let nodes = 0;
-  const stack = [];
+  const hashIds = (o, i) => {
+    for (const key in o) {
+      const c = o[key];
+      if (typeof c === 'string' && idKey(key)) {
+        const h = idHash(c);
+        const at = holders.get(h);
+        if (at === undefined) holders.set(h, [i]);
+        else if (at[at.length - 1] !== i) at.push(i);
+      }
+    }
+  };
+  // a value at the levels the walk reads: false when it is not plain data
+  const plainValue = (v) => v === null || typeof v !== 'object' || Array.isArray(v) || isBinary(v) || plainObject(v);
   for (let i = 0; i < plain.length; i++) {
-    stack.push(plain[i], 2);
-    while (stack.length > 0) {
-      const depth = stack.pop();
-      const v = stack.pop();
-      if (v === null || typeof v !== 'object') continue;
-      if (depth > maxDepth || ++nodes > maxNodes) return undefined;
-      if (isBinary(v)) continue;
-      if (Array.isArray(v)) {
-        for (let k = v.length - 1; k >= 0; k--) stack.push(v[k], depth + 1);
+    const m = plain[i];
+    if (m === null || typeof m !== 'object' || Array.isArray(m) || isBinary(m)) continue;
+    if (!plainObject(m)) return undefined;
+    hashIds(m, i);
+    for (const key in m) {
+      const c = m[key];
+      if (c === null || typeof c !== 'object') continue;
+      if (!Array.isArray(c)) {
+        if (!plainValue(c)) return undefined;
         continue;
       }
-      if (!plainObject(v)) return undefined;
-      for (const key in v) {
-        const c = v[key];
-        if (typeof c === 'string') {
-          if (idKey(key)) {
-            const h = idHash(c);
-            const at = holders.get(h);
-            if (at === undefined) holders.set(h, [i]);
-            else if (at[at.length - 1] !== i) at.push(i);
-          }
-        } else if (c !== null && typeof c === 'object') {
-          stack.push(c, depth + 1);
-        }
+      for (let k = 0; k < c.length; k++) {
+        const e = c[k];
+        if (e === null || typeof e !== 'object' || Array.isArray(e) || isBinary(e)) continue;
+        if (!plainObject(e)) return undefined;
+        hashIds(e, i);
       }
     }
   }
   let shapes, order;
   if (detect) {
-    const fail = {};
-    // What format detection reads (formats/detect.rs) of each message: its fields, with its
-    // `role` and `type` strings; the fields of the blocks of its `content` array and of their own
-    // `content` blocks, with their `type` strings. Every other value is an empty value of its
-    // kind. Messages of one shape share it: `order[i]` is the shape of message `i`.
-    const kind = (v) => {
-      switch (typeof v) {
-        case 'string': return '';
-        case 'number': case 'boolean': return v;
-        case 'undefined': return null;
-        case 'object': return v === null ? null : Array.isArray(v) ? [] : {};
-        default: throw fail;
-      }
-    };
-    const object = (v, keep, content) => {
-      if (v === null || typeof v !== 'object' || Array.isArray(v) || isBinary(v)) return kind(v);
-      const out = {};
-      for (const k of Object.keys(v)) {
-        if (k === '__proto__') throw fail;
-        const c = v[k];
-        if (typeof c === 'string' && keep(k)) out[k] = c;
-        else if (k === 'content' && content !== undefined && Array.isArray(c)) out[k] = c.map(content);
-        else out[k] = kind(c);
-      }
-      return out;
-    };
-    const isType = (k) => k === 'type';
-    const inner = (b) => object(b, isType, undefined);
-    const block = (b) => object(b, isType, inner);
-    const isRoleOrType = (k) => k === 'role' || k === 'type';
+    // Messages of one shape share it: `order[i]` is the shape of message `i`.
+    const keyTexts = new Map();
     const seen = new Map();
     const list = [];
     order = new Uint32Array(plain.length);
     try {
       for (let i = 0; i < plain.length; i++) {
-        const shape = JSON.stringify(object(plain[i], isRoleOrType, block));
+        const shape = shapeText(plain[i], 0, keyTexts);
         let k = seen.get(shape);
         if (k === undefined) {
           k = list.length;
@@ -255,7 +279,7 @@ function onDemandView(array, detect, maxDepth, maxNodes) {
         order[i] = k;
       }
     } catch (e) {
-      if (e === fail) return undefined;
+      if (e === NOT_PLAIN) return undefined;
       throw e;
     }
     shapes = '[' + list.join(',') + ']';
@@ -266,9 +290,9 @@ function onDemandView(array, detect, maxDepth, maxNodes) {
   for (const h of hashes) for (const i of holders.get(h)) ids.push(h, i);
   return { plain, ids: new Uint32Array(ids), shapes, order };
 }
-export function onDemand(array, detect, maxDepth, maxNodes) {
+export function onDemand(array, detect) {
   try {
-    return onDemandView(array, detect, maxDepth, maxNodes);
+    return onDemandView(array, detect);
   } catch {
     return undefined;
   }
@@ -302,34 +326,33 @@ extern "C" {
         max_nodes: u32,
         mode: u32,
     ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = jsonBytes)]
+    fn json_bytes(value: &JsValue) -> Result<js_sys::Uint8Array, JsValue>;
     #[wasm_bindgen(js_name = restoreBinaries)]
     fn restore_binaries(value: &JsValue, binaries: &js_sys::Array) -> JsValue;
     #[wasm_bindgen(js_name = onDemand)]
-    fn on_demand_view(
-        array: &js_sys::Array,
-        detect: bool,
-        max_depth: u32,
-        max_nodes: u32,
-    ) -> JsValue;
+    fn on_demand_view(array: &js_sys::Array, detect: bool) -> JsValue;
 }
 
 /// A message array prepared for reading one message at a time (see `onDemand` above).
 pub struct OnDemand {
     /// The messages as they are read: the caller's, LangChain messages as plain objects.
     pub plain: js_sys::Array,
-    /// `[hash, index]` pairs, sorted: the hash of every string a message holds under a key ending
-    /// in `id` (any case), see [`id_hash`].
+    /// `[hash, index]` pairs, sorted: the hash of every string under a key ending in `id` (any
+    /// case) that a message holds itself or in an object element of one of its arrays (where
+    /// every importer reads tool ids), see [`id_hash`].
     pub ids: Vec<u32>,
     /// With `detect`: what format detection reads of each message, as a JSON array of the
     /// distinct shapes and the shape of each message.
     pub shapes: Option<(String, Vec<u32>)>,
 }
 
-/// `array` prepared for reading on demand; `None` when it holds anything but plain data within
-/// [`MAX_DEPTH`] and [`MAX_NODES`] (the caller then converts it whole). `detect`: also the shapes
-/// format detection reads.
+/// `array` prepared for reading on demand; `None` when, in the levels the walk reads (a message,
+/// its fields, the elements of its arrays), it holds anything but plain data (the caller then
+/// converts it whole). Deeper values are checked when their message is read. `detect`: also the
+/// shapes format detection reads.
 pub fn on_demand(array: &js_sys::Array, detect: bool) -> Option<OnDemand> {
-    let view = on_demand_view(array, detect, MAX_DEPTH, MAX_NODES);
+    let view = on_demand_view(array, detect);
     if !view.is_object() {
         return None;
     }
@@ -495,8 +518,7 @@ fn json_with_binaries(
 /// when the text does not parse back (a lone surrogate, which JSON escapes and `serde_json`
 /// refuses): the caller then reads it value by value, which replaces lone surrogates.
 fn via_text(copy: &JsValue) -> Option<Value> {
-    let text: String = js_sys::JSON::stringify(copy).ok()?.into();
-    serde_json::from_str(&text).ok()
+    serde_json::from_slice(&json_bytes(copy).ok()?.to_vec()).ok()
 }
 
 use crate::formats::media::BINARY_PLACEHOLDER as BINARY_KEY;

@@ -102,7 +102,7 @@ test("the format is detected from the whole array, with the same errors", () => 
   assert.deepEqual(trimMessages(plain, { maxTokens: 20 }), trimMessages(plain, { maxTokens: 20, format: "pi" }));
 });
 
-test("an array that is not plain data is converted whole, as before", () => {
+test("an array that is not plain data where tool ids are read is converted whole; elsewhere a message is checked when read", () => {
   const messages = variedHistory(6);
   const whole = new Compactor({ contextWindow: 10_000_000, format: "ai-sdk", summarize: "extractive" });
   // a class instance deep in an early message: read as its fields, whichever way the array is read
@@ -116,11 +116,34 @@ test("an array that is not plain data is converted whole, as before", () => {
   for (const maxTokens of [300, 1_000_000]) {
     sameKept(trimMessages(withInstance, { maxTokens, format: "ai-sdk" }), whole.trim(withInstance, { maxTokens }), withInstance, `instance, ${maxTokens}`);
   }
-  // a cycle anywhere is refused, as before
+  // a Map or a Set where tool ids are read (a block, a message's array) is read as plain data by
+  // the whole conversion, so the array is converted whole
+  const last = messages.length - 1;
+  const toolAt = messages.findLastIndex((m) => m.role === "tool");
+  const callAt = messages.findLastIndex((m, i) => i < toolAt && m.role === "assistant" && Array.isArray(m.content));
+  const withMap = [...messages];
+  const withSet = [...messages];
+  for (const at of [callAt, toolAt]) {
+    withMap[at] = { ...messages[at], content: messages[at].content.map((p) => new Map(Object.entries(p))) };
+    withSet[at] = { ...messages[at], content: new Set(messages[at].content) };
+  }
+  for (const [what, input] of [["Map", withMap], ["Set", withSet]]) {
+    for (const maxTokens of [300, 1_000_000]) {
+      const expected = whole.trim(input, { maxTokens });
+      assert.ok(expected.length > 0, `${what}: something is kept`);
+      sameKept(trimMessages(input, { maxTokens, format: "ai-sdk" }), expected, input, `${what}, ${maxTokens}`);
+    }
+  }
+  // a cycle in a message that is read is refused, with its path; one in a message that is never
+  // read (dropped, and no tool partner of a kept one) is not looked at, like any other malformed
+  // message there
   const cyclic = { role: "user", content: [] };
   cyclic.content.push({ type: "text", text: "loop", self: cyclic });
-  const withCycle = [messages[0], cyclic, ...messages.slice(1)];
-  assert.throws(() => trimMessages(withCycle, { maxTokens: 300, format: "ai-sdk" }), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[1]"));
+  const cycleLast = [...messages, cyclic];
+  assert.throws(() => trimMessages(cycleLast, { maxTokens: 300, format: "ai-sdk" }), (e) => e.code === "INVALID_INPUT" && e.path.startsWith(`messages[${last + 1}]`));
+  const cycleFirst = [messages[0], cyclic, ...messages.slice(1)];
+  assert.deepEqual(trimMessages(cycleFirst, { maxTokens: 300, format: "ai-sdk" }), trimMessages(messages, { maxTokens: 300, format: "ai-sdk" }));
+  assert.throws(() => trimMessages(cycleFirst, { maxTokens: 1_000_000, format: "ai-sdk" }), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[1]"));
   whole.free();
 });
 
