@@ -19,6 +19,8 @@ for target in nodejs web; do
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals "pkg/$out/context_compaction_bg.wasm" -o "pkg/$out/context_compaction_bg.wasm"
 done
+# Long strings cross into wasm through the engine's UTF-8 encoder (see the script).
+node scripts/fast-strings.mjs pkg/node/context_compaction.js pkg/web/context_compaction.js
 # wasm-bindgen writes `inline_js` snippets as ES modules but `require`s them from the CommonJS
 # Node build: turn their `export function f(` declarations into `exports.f = function f(`. The
 # trap guard (js/guard.mjs) and the AI SDK middleware (js/ai-sdk.mjs) become CommonJS the same way.

@@ -47,16 +47,24 @@ pub fn detect(messages: &Value) -> Result<Format> {
 /// blocks' `type` strings; of any other value, only its kind (string, number, object...).
 /// `trimMessages` sends it no more than that (the shapes of `onDemand` in `src/wasm/plain.rs`).
 pub fn detect_messages(messages: &[&Value]) -> Result<Format> {
+    let indexed: Vec<(usize, &Value)> = messages.iter().copied().enumerate().collect();
+    detect_indexed(&indexed)
+}
+
+/// [`detect_messages`] over messages paired with their index in the array, in order. A message
+/// whose shape (what detection reads) repeats an earlier one's may be left out: it finds no
+/// marker the earlier one did not, so the format, and an error's markers and paths, are the same.
+pub fn detect_indexed(messages: &[(usize, &Value)]) -> Result<Format> {
     // LangChain messages have a `type` and no `role`, unlike every other format's.
     if messages
         .iter()
-        .any(|m| super::langchain::is_langchain_message(m))
+        .any(|(_, m)| super::langchain::is_langchain_message(m))
     {
         return Ok(Format::LangChain);
     }
     let mut found: Vec<Marker> = Vec::new();
     let mut pi_timestamp = false;
-    for (i, message) in messages.iter().enumerate() {
+    for &(i, message) in messages {
         let Some(obj) = message.as_object() else {
             continue;
         };

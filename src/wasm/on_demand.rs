@@ -17,7 +17,7 @@ use crate::core::error::{Error, Result};
 use crate::core::estimate::Estimator;
 use crate::core::message::Message;
 use crate::core::trim::{TrimSource, TrimmedHistory};
-use crate::formats::detect::detect_messages;
+use crate::formats::detect::detect_indexed;
 use crate::formats::{message_importer, Codec, Format};
 
 /// A message array prepared for reading on demand.
@@ -55,10 +55,15 @@ impl OnDemandMessages {
                 let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(text) else {
                     return Ok(None);
                 };
-                let shape = |k: &u32| shapes.get(*k as usize).unwrap_or(&Value::Null);
-                throw(detect_messages(
-                    &order.iter().map(shape).collect::<Vec<_>>(),
-                ))?
+                // Each distinct shape once, at the first message that has it (shapes are numbered
+                // in that order).
+                let mut first: Vec<(usize, &Value)> = Vec::with_capacity(shapes.len());
+                for (i, &k) in order.iter().enumerate() {
+                    if k as usize == first.len() {
+                        first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
+                    }
+                }
+                throw(detect_indexed(&first))?
             }
             (None, None) => return Ok(None),
         };

@@ -190,13 +190,13 @@ const NOT_PLAIN = {};
 // What format detection (formats/detect.rs) reads of a value at `level` (0: a message, 1: a block
 // of its `content` array, 2: a block of that block's `content`), as JSON text: the fields of an
 // object with their `type` strings (and a message's `role`), the blocks of `content` arrays below
-// level 2, and of every other value only its kind ('' for any string, a number or boolean as it
-// is). Built as text, the same text JSON.stringify gives the equivalent object.
+// level 2, and of every other value only its kind ('' for a string, 0 for a finite number, false
+// for a boolean; null for a non-finite number, as JSON has it).
 function shapeText(v, level, keyTexts) {
   switch (typeof v) {
     case 'string': return '\"\"';
-    case 'number': return JSON.stringify(v);
-    case 'boolean': return v ? 'true' : 'false';
+    case 'number': return Number.isFinite(v) ? '0' : 'null';
+    case 'boolean': return 'false';
     case 'undefined': return 'null';
     case 'object': break;
     default: throw NOT_PLAIN;
@@ -223,6 +223,45 @@ function shapeText(v, level, keyTexts) {
     } else out += shapeText(c, 3, keyTexts);
   }
   return out + '}';
+}
+// A short key for the shape `shapeText` gives, to tell shapes apart without building their text:
+// a control character per kind and per structure mark, one character per field name and kept
+// string (numbered in `names` from U+0020 on, so never a control character).
+function shapeKey(v, level, names) {
+  switch (typeof v) {
+    case 'string': return '\\x01';
+    case 'number': return Number.isFinite(v) ? '\\x02' : '\\x03';
+    case 'boolean': return '\\x04';
+    case 'undefined': return '\\x03';
+    case 'object': break;
+    default: throw NOT_PLAIN;
+  }
+  if (v === null) return '\\x03';
+  if (Array.isArray(v)) return '\\x05';
+  if (level > 2 || isBinary(v)) return '\\x06';
+  let out = '\\x07';
+  for (const key of Object.keys(v)) {
+    if (key === '__proto__') throw NOT_PLAIN;
+    const c = v[key];
+    out += nameOf(key, names);
+    if (typeof c === 'string' && (key === 'type' || (key === 'role' && level === 0))) out += '\\x08' + nameOf(c, names);
+    else if (key === 'content' && level < 2 && Array.isArray(c)) {
+      out += '\\x09';
+      for (let j = 0; j < c.length; j++) out += shapeKey(c[j], level + 1, names);
+      out += '\\x0a';
+    } else out += shapeKey(c, 3, names);
+  }
+  return out + '\\x0b';
+}
+function nameOf(s, names) {
+  let k = names.get(s);
+  if (k === undefined) {
+    // past the last code unit, the shapes are too many to be worth telling apart: convert whole
+    if (names.size >= 0xffdf) throw NOT_PLAIN;
+    k = String.fromCharCode(0x20 + names.size);
+    names.set(s, k);
+  }
+  return k;
 }
 function onDemandView(array, detect) {
   const plain = langchainMessages(array) ?? array;
@@ -264,17 +303,18 @@ function onDemandView(array, detect) {
   if (detect) {
     // Messages of one shape share it: `order[i]` is the shape of message `i`.
     const keyTexts = new Map();
+    const names = new Map();
     const seen = new Map();
     const list = [];
     order = new Uint32Array(plain.length);
     try {
       for (let i = 0; i < plain.length; i++) {
-        const shape = shapeText(plain[i], 0, keyTexts);
-        let k = seen.get(shape);
+        const key = shapeKey(plain[i], 0, names);
+        let k = seen.get(key);
         if (k === undefined) {
           k = list.length;
-          list.push(shape);
-          seen.set(shape, k);
+          list.push(shapeText(plain[i], 0, keyTexts));
+          seen.set(key, k);
         }
         order[i] = k;
       }

@@ -97,6 +97,17 @@ test("the format is detected from the whole array, with the same errors", () => 
     () => trimMessages(mixed, { maxTokens: 300 }),
     (e) => e.code === expected.code && e.path === expected.path && e.message === expected.message,
   );
+  // markers in messages of one shape: the first of them is named, as the whole array names it
+  const repeated = [...messages];
+  for (const at of [9, 5, 14]) repeated[at] = { role: "assistant", content: "", tool_calls: [] };
+  repeated[7] = { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "" }] };
+  repeated[11] = { role: "user", content: [{ type: "tool_result", tool_use_id: "y", content: "" }] };
+  assert.throws(() => validateMessages(repeated), (e) => ((expected = e), e.code === "INVALID_INPUT"));
+  assert.match(expected.message, /messages\[5\]/);
+  assert.throws(
+    () => trimMessages(repeated, { maxTokens: 300 }),
+    (e) => e.code === expected.code && e.path === expected.path && e.message === expected.message,
+  );
   // a numeric timestamp anywhere (and no other marker) means pi
   const plain = [{ role: "user", content: "hi", timestamp: 1 }, ...Array.from({ length: 50 }, (_, i) => ({ role: i % 2 ? "user" : "assistant", content: `message ${i}` }))];
   assert.deepEqual(trimMessages(plain, { maxTokens: 20 }), trimMessages(plain, { maxTokens: 20, format: "pi" }));
