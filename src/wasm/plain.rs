@@ -157,9 +157,9 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
     copies[i][key] = stand(child, binaries.length, mode);
     binaries.push(child);
   }
-  // Value by value, each object and each string crosses on its own, a string one character at a
-  // time: the JSON bytes cost less for one small message already, and far less for large text.
-  return { value: copies[0], binaries, text };
+  // Many objects cost many crossings value by value; a few (one message) cost less than the JSON
+  // (long strings cross through the engine's encoder either way, see scripts/fast-strings.mjs).
+  return { value: copies[0], binaries, text: text && nodes >= 32 };
 }
 // A message array prepared for reading on demand (`trimMessages`): the messages in the form
 // `plainShape` reads them (LangChain messages as plain objects), and for each message the FNV-1a
