@@ -324,17 +324,24 @@ fn extra() -> impl Strategy<Value = Extra> {
     ]
 }
 
-/// The kept messages as `trim_history` reports them, checked against `Trimmed::apply`.
+/// The messages kept in part as `trim_history` reports them, checked against `Trimmed::apply`;
+/// and no kept tool result without a call somewhere in the kept messages.
 fn check_partial(m: &[Message], got: &TrimmedHistory) -> std::result::Result<(), TestCaseError> {
     let applied = got.trimmed.apply(m);
-    let expected = got
+    let expected: Vec<Message> = got
         .trimmed
         .kept
         .iter()
-        .zip(applied)
-        .find(|(k, _)| k.parts.is_some())
-        .map(|(_, message)| message);
-    prop_assert_eq!(&got.partial, &expected);
+        .zip(applied.iter().cloned())
+        .filter(|(k, _)| k.parts.is_some())
+        .map(|(_, message)| message)
+        .collect();
+    prop_assert_eq!(&got.partials, &expected);
+    let calls: std::collections::HashSet<&str> =
+        applied.iter().flat_map(Message::tool_call_ids).collect();
+    for id in applied.iter().flat_map(Message::tool_result_ids) {
+        prop_assert!(calls.contains(id), "an orphan result is kept: {}", id);
+    }
     Ok(())
 }
 

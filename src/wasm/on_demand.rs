@@ -84,13 +84,19 @@ impl OnDemandMessages {
         }
     }
 
-    /// The kept messages: the caller's objects, the partial one rebuilt in the caller's format.
+    /// The kept messages: the caller's objects, those kept in part rebuilt in the caller's format.
     pub fn output(&self, kept: &TrimmedHistory) -> Array {
         let out = Array::new();
+        let mut partials = kept.partials.iter();
         for k in &kept.trimmed.kept {
             let original = self.array.get(u32::try_from(k.index).unwrap_or(u32::MAX));
-            match (&k.parts, &kept.partial) {
-                (Some(_), Some(message)) => {
+            let partial = if k.parts.is_some() {
+                partials.next()
+            } else {
+                None
+            };
+            match partial {
+                Some(message) => {
                     for value in self.format.export(std::slice::from_ref(message)) {
                         out.push(&super::plain::with_binaries(&value, None, &original));
                     }

@@ -35,11 +35,31 @@ pub fn reference_trim(
         TrimStrategy::First => first(&ctx, options),
         TrimStrategy::Last => last(&ctx, options),
     };
-    // A tool result whose call is nowhere in the input is never passed on alone.
-    let orphans = context_compaction::core::cut::pairs::orphan_result_carriers(messages);
-    trimmed
-        .kept
-        .retain(|k| !orphans.get(k.index).copied().unwrap_or(false));
+    // A tool result whose call is not among the kept messages is never passed on: its message
+    // keeps its other parts, or is dropped when it has none.
+    let applied = trimmed.apply(messages);
+    let calls: std::collections::HashSet<&str> =
+        applied.iter().flat_map(Message::tool_call_ids).collect();
+    trimmed.kept.retain_mut(|k| {
+        let message = &messages[k.index];
+        let orphan = |p: &usize| match &message.parts[*p] {
+            Part::ToolResult { id, .. } => !calls.contains(id.as_str()),
+            _ => false,
+        };
+        let all: Vec<usize> = (0..message.parts.len()).collect();
+        let kept: Vec<usize> = k
+            .parts
+            .clone()
+            .unwrap_or(all)
+            .into_iter()
+            .filter(|p| !orphan(p))
+            .collect();
+        if kept.is_empty() {
+            return false;
+        }
+        k.parts = (kept.len() < message.parts.len()).then_some(kept);
+        true
+    });
     Ok(trimmed)
 }
 

@@ -177,3 +177,34 @@ test("a partial message keeps the caller's binary data", () => {
   }
   whole.free();
 });
+
+test("a kept message loses the tool results whose call is not kept, and keeps the rest", () => {
+  // Anthropic: one user message answers a real call and a call that exists nowhere, and says more
+  const messages = [
+    { role: "user", content: "Read both files." },
+    { role: "assistant", content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "t1", name: "read", input: { path: "a.rs" } }] },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "t1", content: "fn a() {}" },
+        { type: "tool_result", tool_use_id: "ghost", content: "nobody asked" },
+        { type: "text", text: "And now the tests." },
+      ],
+    },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "ghost2", content: "nobody asked either" }] },
+    { role: "assistant", content: "Both read." },
+  ];
+  const whole = new Compactor({ contextWindow: 10_000_000, format: "anthropic", summarize: "extractive" });
+  for (const maxTokens of [1_000, 1_000_000]) {
+    const kept = trimMessages(messages, { maxTokens, format: "anthropic" });
+    sameKept(kept, whole.trim(messages, { maxTokens }), messages, `at ${maxTokens}`);
+    assert.deepEqual(validateMessages(kept, "anthropic"), [], "nothing orphaned");
+    assert.equal(kept.length, 4, "the message of only an orphan result is dropped");
+    assert.deepEqual(kept[2].content, [messages[2].content[0], messages[2].content[2]], "the carrier keeps its answer and its text");
+    assert.equal(kept[2].role, "user");
+    assert.equal(kept[1], messages[1], "untouched messages are the caller's objects");
+  }
+  // the caller's array is not changed
+  assert.equal(messages[2].content.length, 3);
+  whole.free();
+});

@@ -314,13 +314,6 @@ impl<'a, 's> History<'a, 's> {
             .any(|h| h != index && self.holds(h, id, Part::is_tool_data))
     }
 
-    /// True when message `index` carries tool results and none of them answers a call anywhere
-    /// in the history (such a message is never passed on).
-    pub(super) fn is_orphan(&self, index: usize) -> bool {
-        let results = self.ids_of(index, Part::is_tool_result);
-        !results.is_empty() && results.iter().all(|id| self.first_call(id).is_none())
-    }
-
     /// True when message `index` (only `parts` of it, when given) counts as one of `roles`: a
     /// user message that carries a tool result counts as `tool`.
     pub(super) fn matches(&self, roles: &[Role], index: usize, parts: Option<&[usize]>) -> bool {

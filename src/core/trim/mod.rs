@@ -28,6 +28,10 @@
 //!   (role `tool`) are never split. Text, reasoning, images and files split freely.
 //! - With `includeSystem`, `messages[0]` is held apart only when it carries no tool data (no
 //!   supported format puts tool calls in a system message); otherwise it is an ordinary message.
+//! - Last, a kept tool result whose call is not among the kept messages (an orphan in the input,
+//!   or, in a damaged history, a result before a dropped call) is taken out of its message, which
+//!   is then kept in part, or dropped when nothing else is left of it. So the kept messages never
+//!   hold a result without its call, and a user's text beside an orphan result survives.
 //!
 //! Matching `startOn` / `endOn`: a `user` message that carries a tool result counts as `tool` (an
 //! Anthropic `tool_result` block is a LangChain `ToolMessage`); every other message counts as its
@@ -55,6 +59,7 @@ pub use history::TrimSource;
 use crate::core::error::{Error, Result};
 use crate::core::message::{Message, Part, Role};
 use history::{Direction, History, Slice};
+use rustc_hash::FxHashSet;
 
 /// Which end of the history [`trim`] keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -214,15 +219,17 @@ pub fn trim(
     Ok(trimmed)
 }
 
-/// What [`trim_history`] keeps: the kept messages by index, and the one message kept in part (if
-/// any) with only its kept parts, as the source read it.
+/// What [`trim_history`] keeps: the kept messages by index, and the messages kept in part (at the
+/// boundary with `allowPartial`, and those that lost orphan results) with only their kept parts,
+/// as the source read them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TrimmedHistory {
     /// Kept messages, indices strictly ascending.
     pub trimmed: Trimmed,
-    /// The message of the entry of `trimmed` with `parts`, holding only those parts (its
-    /// `original` kept, so exporters can lay the changed content over the caller's object).
-    pub partial: Option<Message>,
+    /// The messages of the entries of `trimmed` with `parts`, in order, each holding only those
+    /// parts (its `original` kept, so exporters can lay the changed content over the caller's
+    /// object).
+    pub partials: Vec<Message>,
 }
 
 /// [`trim`] over a history read on demand: the same messages are kept, and only the messages the
@@ -238,18 +245,22 @@ pub fn trim_history<'a>(
     options.check()?;
     let history = History::new(source, direction(options));
     let trimmed = run(&history, part_cost, options);
-    let partial = trimmed.kept.iter().find_map(|k| {
-        let parts = k.parts.as_ref()?;
-        let message = history.message(k.index)?;
-        let mut out = message.clone();
-        out.parts = parts
-            .iter()
-            .filter_map(|&p| message.parts.get(p).cloned())
-            .collect();
-        Some(out)
-    });
+    let partials = trimmed
+        .kept
+        .iter()
+        .filter_map(|k| {
+            let parts = k.parts.as_ref()?;
+            let message = history.message(k.index)?;
+            let mut out = message.clone();
+            out.parts = parts
+                .iter()
+                .filter_map(|&p| message.parts.get(p).cloned())
+                .collect();
+            Some(out)
+        })
+        .collect();
     history.finish()?;
-    Ok(TrimmedHistory { trimmed, partial })
+    Ok(TrimmedHistory { trimmed, partials })
 }
 
 fn direction(options: &TrimOptions) -> Direction {
@@ -259,8 +270,10 @@ fn direction(options: &TrimOptions) -> Direction {
     }
 }
 
-/// The rules, then the orphan rule: a tool result whose call is nowhere in the input is never
-/// passed on alone.
+/// The rules, then the orphan rule: a tool result whose call is not among the kept messages
+/// (nowhere in the input, or, in a history with results before their calls, dropped) is never
+/// passed on. Its message keeps its other parts (kept in part, like a partial message) and is
+/// dropped when nothing else is left of it.
 fn run(
     history: &History<'_, '_>,
     part_cost: &dyn Fn(&Part) -> usize,
@@ -273,6 +286,43 @@ fn run(
         TrimStrategy::First => rules::first(history, part_cost, options),
         TrimStrategy::Last => rules::last(history, part_cost, options),
     };
-    trimmed.kept.retain(|k| !history.is_orphan(k.index));
+    // The kept parts of a kept message (all of them, or those of a partial message).
+    let kept_parts = |k: &TrimmedMessage| -> Vec<(usize, &Part)> {
+        history.message(k.index).map_or_else(Vec::new, |m| {
+            m.parts
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| k.parts.as_ref().is_none_or(|p| p.contains(i)))
+                .collect()
+        })
+    };
+    let calls: FxHashSet<&str> = trimmed
+        .kept
+        .iter()
+        .flat_map(|k| kept_parts(k))
+        .filter_map(|(_, p)| match p {
+            Part::ToolCall { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let orphan =
+        |p: &Part| matches!(p, Part::ToolResult { id, .. } if !calls.contains(id.as_str()));
+    trimmed.kept.retain_mut(|k| {
+        let parts = kept_parts(k);
+        if !parts.iter().any(|(_, p)| orphan(p)) {
+            return true;
+        }
+        let kept: Vec<usize> = parts
+            .iter()
+            .filter(|(_, p)| !orphan(p))
+            .map(|(i, _)| *i)
+            .collect();
+        if kept.is_empty() {
+            return false;
+        }
+        let all = history.message(k.index).map_or(0, |m| m.parts.len());
+        k.parts = (kept.len() < all).then_some(kept);
+        true
+    });
     trimmed
 }
