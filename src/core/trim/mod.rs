@@ -299,7 +299,7 @@ fn run(
     let calls: FxHashSet<&str> = trimmed
         .kept
         .iter()
-        .flat_map(|k| kept_parts(k))
+        .flat_map(&kept_parts)
         .filter_map(|(_, p)| match p {
             Part::ToolCall { id, .. } => Some(id.as_str()),
             _ => None,
