@@ -23,15 +23,25 @@ export function stats(samples) {
   return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
 }
 
-/** Times `f` `runs` times after one warm-up call. */
+/**
+ * Times `f` after one warm-up call: `runs` times, and on while the samples add up to less than
+ * `SPAN` ms (at most `MAX_SAMPLES`). On this shared machine speed drifts in phases of a fraction
+ * of a second; a few fast samples would fall in one phase, while a slow peer's few samples span
+ * seconds. Spreading the fast ones over as long a span keeps the ratios comparable.
+ */
+const SPAN = 1_000;
+const MAX_SAMPLES = 200;
 export function time(f, runs) {
   f();
   const samples = [];
-  for (let i = 0; i < runs; i++) {
+  let spent = 0;
+  for (let i = 0; i < runs || (spent < SPAN && i < MAX_SAMPLES); i++) {
     globalThis.gc?.();
     const t0 = performance.now();
     f();
-    samples.push(performance.now() - t0);
+    const t = performance.now() - t0;
+    samples.push(t);
+    spent += t;
   }
   return stats(samples);
 }
@@ -158,14 +168,18 @@ export async function peers(messages, { runs = 15, slowRuns = 5 } = {}) {
   return row;
 }
 
+/** [`time`] for an async `f`. */
 async function timeAsync(f, runs) {
   await f();
   const samples = [];
-  for (let i = 0; i < runs; i++) {
+  let spent = 0;
+  for (let i = 0; i < runs || (spent < SPAN && i < MAX_SAMPLES); i++) {
     globalThis.gc?.();
     const t0 = performance.now();
     await f();
-    samples.push(performance.now() - t0);
+    const t = performance.now() - t0;
+    samples.push(t);
+    spent += t;
   }
   return stats(samples);
 }
