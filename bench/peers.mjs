@@ -24,24 +24,23 @@ export function stats(samples) {
 }
 
 /**
- * Times `f` after one warm-up call: `runs` times, and on while the samples add up to less than
- * `SPAN` ms (at most `MAX_SAMPLES`). On this shared machine speed drifts in phases of a fraction
- * of a second; a few fast samples would fall in one phase, while a slow peer's few samples span
- * seconds. Spreading the fast ones over as long a span keeps the ratios comparable.
+ * Times `f` after one warm-up call: `runs` times, and on until `SPAN` ms have passed since the
+ * first (at most `MAX_SAMPLES`; each sample after a full GC). On this shared machine speed drifts
+ * in phases of a fraction of a second; a few fast samples would fall in one phase, while a slow
+ * peer's few samples span seconds. Spreading the fast ones over a comparable stretch keeps the
+ * ratios comparable.
  */
 const SPAN = 1_000;
-const MAX_SAMPLES = 200;
+const MAX_SAMPLES = 100;
 export function time(f, runs) {
   f();
   const samples = [];
-  let spent = 0;
-  for (let i = 0; i < runs || (spent < SPAN && i < MAX_SAMPLES); i++) {
+  const start = performance.now();
+  for (let i = 0; i < runs || (performance.now() - start < SPAN && i < MAX_SAMPLES); i++) {
     globalThis.gc?.();
     const t0 = performance.now();
     f();
-    const t = performance.now() - t0;
-    samples.push(t);
-    spent += t;
+    samples.push(performance.now() - t0);
   }
   return stats(samples);
 }
@@ -172,14 +171,12 @@ export async function peers(messages, { runs = 15, slowRuns = 5 } = {}) {
 async function timeAsync(f, runs) {
   await f();
   const samples = [];
-  let spent = 0;
-  for (let i = 0; i < runs || (spent < SPAN && i < MAX_SAMPLES); i++) {
+  const start = performance.now();
+  for (let i = 0; i < runs || (performance.now() - start < SPAN && i < MAX_SAMPLES); i++) {
     globalThis.gc?.();
     const t0 = performance.now();
     await f();
-    const t = performance.now() - t0;
-    samples.push(t);
-    spent += t;
+    samples.push(performance.now() - t0);
   }
   return stats(samples);
 }
