@@ -184,7 +184,8 @@ impl IdentityCache {
         }
         self.format = Some(format);
         let import = crate::formats::message_importer(format);
-        for i in todo {
+        let mut unseen = Vec::with_capacity(todo.len());
+        for &i in &todo {
             let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX))
                 .map_err(|_| {
                     error_to_js(
@@ -192,8 +193,15 @@ impl IdentityCache {
                         None,
                     )
                 })?;
+            unseen.push((i, value));
+        }
+        let mut batch = batch_json(&unseen).map(Vec::into_iter);
+        for (i, value) in unseen {
             let path = format!("messages[{i}]");
-            let json = to_json(&value, &path)?;
+            let json = match batch.as_mut().and_then(Iterator::next) {
+                Some(json) => json,
+                None => to_json(&value, &path)?,
+            };
             let mut message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
             recognizer.mark(&mut message);
             let kinds = if estimator.counter.is_exact() {
@@ -371,6 +379,30 @@ pub struct Totals {
 
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     super::plain::to_json(value, path, super::plain::Kind::Input, "messages")
+}
+
+/// From how many unseen messages they cross into wasm together.
+const BATCH: usize = 32;
+
+/// The unseen messages converted in one crossing (as the JSON bytes of one array, see
+/// `super::plain`) when there are many: `None` when they are few, when one of them holds binary
+/// data (its placeholders would be numbered across the batch, not within its message, as the
+/// way back expects), or when the batch fails the shape check; each is then converted alone, so
+/// an error names the message's own path.
+fn batch_json(unseen: &[(usize, JsValue)]) -> Option<Vec<Value>> {
+    if unseen.len() < BATCH {
+        return None;
+    }
+    let batch: Array = unseen.iter().map(|(_, v)| v).collect();
+    match super::plain::to_json_with_binaries(
+        &batch.into(),
+        "messages",
+        super::plain::Kind::Input,
+        "messages",
+    ) {
+        Ok((Value::Array(items), None)) if items.len() == unseen.len() => Some(items),
+        _ => None,
+    }
 }
 
 /// The costs of a call's parts as the cache measured them ([`IdentityCache::measure_parts`]),

@@ -90,6 +90,39 @@ test("bad input is still reported with its path, whatever was cached", () => {
   assert.equal(c.check(ok).tokens > 0, true);
 });
 
+test("many unseen messages cross together, with the same answers and errors as one by one", () => {
+  const many = Array.from({ length: 80 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i} `.repeat(1 + (i % 7)) }] }));
+  const fresh = () => new Compactor({ contextWindow: 100_000, format: "ai-sdk", summarize: "extractive" });
+  // the same estimate whether the messages came in one call (together) or one at a time
+  const together = fresh();
+  const oneByOne = fresh();
+  for (let n = 1; n <= many.length; n++) oneByOne.check(many.slice(0, n));
+  assert.deepEqual(together.estimate(many), oneByOne.estimate(many));
+  // an error in the batch names the message's own path, after some were cached or not
+  const bad = [...many];
+  bad[45] = { role: "user", content: [{ type: "text", text: "big", n: 10n }] };
+  const seenSome = fresh();
+  seenSome.check(many.slice(0, 20)); // the 60 unseen ones cross together: 45 is the batch's 25th
+  for (const c of [fresh(), seenSome]) {
+    assert.throws(() => c.check(bad), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[45]"), "a BigInt");
+  }
+  seenSome.free();
+  const noRole = [...many];
+  noRole[60] = { content: "no role" };
+  assert.throws(() => fresh().check(noRole), (e) => e.code === "INVALID_INPUT" && e.path.startsWith("messages[60]"), "no role");
+  // binary data in the batch: each message is converted alone, and a trim hands back the caller's bytes
+  const image = new Uint8Array([137, 80, 78, 71]);
+  const withImage = [...many];
+  withImage[70] = { role: "user", content: [{ type: "text", text: "look" }, { type: "image", image, mediaType: "image/png" }] };
+  const c = fresh();
+  const kept = c.trim(withImage, { maxTokens: 100_000, allowPartial: true });
+  assert.equal(kept[70], withImage[70], "the caller's object");
+  assert.equal(c.estimate(withImage).perMessage.length, 80);
+  together.free();
+  oneByOne.free();
+  c.free();
+});
+
 test("Compactor.trim takes the compactor's tokenizer and format, and trimMessages' options", () => {
   const c = new Compactor({ contextWindow: 10_000, format: "ai-sdk", summarize: "extractive" });
   const messages = [
