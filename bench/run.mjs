@@ -123,8 +123,8 @@ lines.push("| history | gpt-tokenizer | ai-tokenizer | js-tiktoken | gpt-tokeniz
 lines.push("|---|---|---|---|---|");
 for (const r of rows) lines.push(`| ${r.exactTokens.toLocaleString("en-US")} | ${cell(r["gpt-tokenizer"])} | ${cell(r["ai-tokenizer"])} | ${cell(r["js-tiktoken"])} | ${cell(r["gpt-tokenizer-memo"])} |`);
 lines.push("", "## Crossing the boundary", "");
-lines.push("How a call's messages reach Rust. A fresh `Compactor` converts every message with serde-wasm-bindgen (what every call paid before the identity cache); `JSON.parse(JSON.stringify(messages))` is the floor of a JSON-string transfer (the Rust-side parse not counted); the identity cache walks the array in JS against a `WeakMap` and converts only unseen objects.", "");
-lines.push("| history | fresh Compactor (serde-wasm-bindgen, every message) | JSON round trip alone | identity cache (Compactor heuristic check) |");
+lines.push("How a call's messages reach Rust. A fresh `Compactor` converts every message (unseen messages cross together as the JSON bytes of one array; what every call paid before the identity cache); `JSON.parse(JSON.stringify(messages))` is the floor of a JSON-string transfer (the Rust-side parse not counted); the identity cache walks the array in JS against a `WeakMap` and converts only unseen objects.", "");
+lines.push("| history | fresh Compactor (every message converted) | JSON round trip alone | identity cache (Compactor heuristic check) |");
 lines.push("|---|---|---|---|");
 for (const r of rows) lines.push(`| ${r.exactTokens.toLocaleString("en-US")} | ${cell(r.fresh)} | ${cell(r.stringify)} | ${cell(r["compactor-heuristic"])} |`);
 lines.push("", "The cache wins by two to three orders of magnitude at 1M tokens, and a JSON string would cost more than the conversion it replaces before Rust even parses it, so the package converts each message once, when first seen.", "");
