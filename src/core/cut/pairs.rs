@@ -134,20 +134,6 @@ impl<'a> ToolPartners<'a> {
     }
 }
 
-/// `orphans[i]`: message `i` carries tool results and none of them answers a call anywhere in
-/// `messages` (reliability case 7: such a message must never be sent on alone).
-pub fn orphan_result_carriers(messages: &[Message]) -> Vec<bool> {
-    let calls: rustc_hash::FxHashSet<&str> =
-        messages.iter().flat_map(Message::tool_call_ids).collect();
-    messages
-        .iter()
-        .map(|m| {
-            let results = m.tool_result_ids();
-            !results.is_empty() && results.iter().all(|id| !calls.contains(id))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
 mod tests {
