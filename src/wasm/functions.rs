@@ -115,22 +115,13 @@ pub(super) fn kept_messages(messages: &[Message], trimmed: &Trimmed) -> Vec<Rend
         .iter()
         .filter_map(|k| {
             let original = messages.get(k.index)?;
-            Some(match &k.parts {
-                None => Rendered {
-                    message: original.clone(),
-                    origin: Origin::Input(k.index),
-                },
-                Some(parts) => {
-                    let mut message = original.clone();
-                    message.parts = parts
-                        .iter()
-                        .filter_map(|&p| original.parts.get(p).cloned())
-                        .collect();
-                    Rendered {
-                        message,
-                        origin: Origin::Changed(k.index),
-                    }
-                }
+            let origin = match k.parts {
+                None => Origin::Input(k.index),
+                Some(_) => Origin::Changed(k.index),
+            };
+            Some(Rendered {
+                message: k.select(original),
+                origin,
             })
         })
         .collect()

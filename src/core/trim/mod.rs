@@ -164,6 +164,21 @@ pub struct TrimmedMessage {
     pub parts: Option<Vec<usize>>,
 }
 
+impl TrimmedMessage {
+    /// `message` as kept: whole, or with only the kept parts (its other fields, `original` among
+    /// them, as they are, so exporters can lay the changed content over the caller's object).
+    pub fn select(&self, message: &Message) -> Message {
+        let mut out = message.clone();
+        if let Some(parts) = &self.parts {
+            out.parts = parts
+                .iter()
+                .filter_map(|&p| message.parts.get(p).cloned())
+                .collect();
+        }
+        out
+    }
+}
+
 /// What [`trim`] keeps, in input order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trimmed {
@@ -177,17 +192,7 @@ impl Trimmed {
     pub fn apply(&self, messages: &[Message]) -> Vec<Message> {
         self.kept
             .iter()
-            .filter_map(|k| {
-                let message = messages.get(k.index)?;
-                let mut out = message.clone();
-                if let Some(parts) = &k.parts {
-                    out.parts = parts
-                        .iter()
-                        .filter_map(|&p| message.parts.get(p).cloned())
-                        .collect();
-                }
-                Some(out)
-            })
+            .filter_map(|k| Some(k.select(messages.get(k.index)?)))
             .collect()
     }
 }
@@ -248,16 +253,8 @@ pub fn trim_history<'a>(
     let partials = trimmed
         .kept
         .iter()
-        .filter_map(|k| {
-            let parts = k.parts.as_ref()?;
-            let message = history.message(k.index)?;
-            let mut out = message.clone();
-            out.parts = parts
-                .iter()
-                .filter_map(|&p| message.parts.get(p).cloned())
-                .collect();
-            Some(out)
-        })
+        .filter(|k| k.parts.is_some())
+        .filter_map(|k| Some(k.select(history.message(k.index)?)))
         .collect();
     history.finish()?;
     Ok(TrimmedHistory { trimmed, partials })
