@@ -41,6 +41,8 @@ pub struct State {
     pub running: Option<Promise>,
     /// The outcome of the latest background compaction, if it failed.
     pub background_error: Option<JsValue>,
+    /// The tag of new entry ids when a store shares the log (`session_store.rs`).
+    pub id_tag: Option<String>,
 }
 
 /// The stateful timeline (see api.md). Construct with `new Session(options)`.
@@ -74,7 +76,7 @@ fn fresh_id() -> String {
 }
 
 impl Inner {
-    fn config(&self) -> Result<Config, JsValue> {
+    pub fn config(&self) -> Result<Config, JsValue> {
         Ok(Config {
             settings: self.options.settings.clone(),
             estimator: estimator_for(&self.options)?,
@@ -262,11 +264,10 @@ impl Inner {
             .map_err(|e| error_to_js(&e, None))?;
         if state.core.is_none() {
             let id = self.session_options.id.clone().unwrap_or_else(fresh_id);
-            state.core = Some(core_session::Session::new(
-                self.config()?,
-                id,
-                format.as_str().to_string(),
-            ));
+            let mut core =
+                core_session::Session::new(self.config()?, id, format.as_str().to_string());
+            core.set_id_tag(state.id_tag.clone());
+            state.core = Some(core);
         }
         let ids = match state.core.as_mut() {
             Some(c) => c.append(messages),
@@ -282,13 +283,14 @@ impl Inner {
     }
 }
 
-fn state_for(core: Option<core_session::Session>) -> RefCell<State> {
+pub fn state_for(core: Option<core_session::Session>) -> RefCell<State> {
     let len = core.as_ref().map_or(0, |c| c.log().len());
     RefCell::new(State {
         core,
         originals: vec![JsValue::UNDEFINED; len],
         running: None,
         background_error: None,
+        id_tag: None,
     })
 }
 
@@ -516,6 +518,7 @@ impl Session {
                 originals,
                 running: None,
                 background_error: None,
+                id_tag: None,
             }),
         };
         Ok(Session {

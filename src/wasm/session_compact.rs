@@ -294,10 +294,26 @@ impl Session {
             "now",
             "cacheControl",
             "reservedCachePoints",
+            "background",
         ];
         if let Err(e) = super::convert::check_keys(&options, &allowed) {
             return Promise::reject(&e);
         }
+        // `background: false`: no background compaction from this call (a store-backed session
+        // starts its own under the store's lease).
+        let background = match Reflect::get(&options, &JsValue::from_str("background")) {
+            Ok(v) if v.is_undefined() => true,
+            Ok(v) => match v.as_bool() {
+                Some(b) => b,
+                None => {
+                    return Promise::reject(&error_to_js(
+                        &Error::invalid_option("background", "must be a boolean"),
+                        None,
+                    ))
+                }
+            },
+            Err(_) => true,
+        };
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             let force = call_options(&options).force;
@@ -335,7 +351,7 @@ impl Session {
                         run(Rc::clone(&inner), running, options.clone(), true).await?;
                     }
                 }
-                Some(Pressure::Soft) if !force => {
+                Some(Pressure::Soft) if !force && background => {
                     let idle_now = inner.state.borrow().running.is_none();
                     if idle_now {
                         let running = Running::install(&inner);

@@ -37,6 +37,12 @@ pub struct Snapshot {
     pub version: u64,
     /// Entries in the log when taken.
     pub log_len: usize,
+    /// The session's count of entries other than messages and usage when taken.
+    pub structural: u64,
+    /// The session's count of reordering merges when taken.
+    pub reorders: u64,
+    /// Entries the store held when taken (all of them for a session without a store).
+    pub stored: usize,
     /// The messages of the context, as sent.
     pub messages: Vec<Message>,
     /// Tokens of each message.
@@ -89,17 +95,21 @@ pub struct Outcome {
     pub state: Option<Value>,
 }
 
-/// Checks the commit rule of the module documentation for `log` after `snapshot`.
-pub fn check_commit(log: &[Entry], version: u64, snapshot: &Snapshot) -> Result<()> {
+/// Checks the commit rule of the module documentation for a session now at `version`, with
+/// `structural` entries other than messages and usage and `reorders` merges, after `snapshot`.
+/// Other writers' messages merged before entries of the snapshot that the store did not hold
+/// yet would land before the summary's kept tail: that is a conflict too.
+pub fn check_commit(
+    version: u64,
+    structural: u64,
+    reorders: u64,
+    snapshot: &Snapshot,
+) -> Result<()> {
     if version == snapshot.version {
         return Ok(());
     }
-    let since = log.get(snapshot.log_len..).unwrap_or_default();
-    let appends_only = log.len() >= snapshot.log_len
-        && since
-            .iter()
-            .all(|e| matches!(e.kind, EntryKind::Message(_) | EntryKind::Usage(..)));
-    if appends_only {
+    let reordered = reorders != snapshot.reorders && snapshot.log_len > snapshot.stored;
+    if structural == snapshot.structural && !reordered {
         Ok(())
     } else {
         Err(Error::new(

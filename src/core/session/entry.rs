@@ -105,6 +105,10 @@ pub enum EntryKind {
         summary: String,
         /// How many of the oldest notes it stands for.
         notes: usize,
+        /// The newest note it stands for: the notes up to it are condensed, whatever came
+        /// before them in a log read only in part (a store's live lines). Absent in logs written
+        /// before stores, where `notes` counts.
+        through: Option<String>,
     },
 }
 
@@ -303,11 +307,18 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             }
         }
         EntryKind::Note(text) => line.push_str(&format!(",\"text\":{}", quote(text))),
-        EntryKind::NotesCompacted { summary, notes } => {
+        EntryKind::NotesCompacted {
+            summary,
+            notes,
+            through,
+        } => {
             line.push_str(&format!(
                 ",\"summary\":{},\"notes\":{notes}",
                 quote(summary)
             ));
+            if let Some(id) = through {
+                line.push_str(&format!(",\"through\":{}", quote(id)));
+            }
         }
     }
     line.push('}');
@@ -358,6 +369,11 @@ pub fn read_line(
         Some("notesCompacted") => EntryKind::NotesCompacted {
             summary: string(obj, "summary", number)?,
             notes: count(obj, "notes", number)?,
+            through: match obj.get("through") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(id)) => Some(id.clone()),
+                Some(_) => return Err(bad(number, "through", "must be an entry id")),
+            },
         },
         _ => {
             return Err(bad(

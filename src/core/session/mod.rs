@@ -14,6 +14,7 @@ pub mod entry;
 pub mod notes;
 pub mod options;
 pub mod pressure;
+pub mod shared;
 pub mod view;
 pub mod workstream;
 
@@ -34,6 +35,7 @@ pub use cache_points::{cache_points, CachePoint, CachePointKind, PRE_TAIL_OFFSET
 pub use commit::{Outcome, Snapshot, Source};
 pub use entry::{Compaction, Entry, EntryKind, Header, Hidden, Replacement};
 pub use pressure::Pressure;
+pub use shared::{LiveSet, Merged, Pending};
 pub use view::{Item, View};
 
 /// Imports one message of the session's format (`value`, at `path` for errors).
@@ -67,6 +69,17 @@ pub struct Session {
     flushed: usize,
     header_flushed: bool,
     seq: u64,
+    /// Appended to new entry ids (`e12.k3x9`) when the log is shared by several writers, so that
+    /// two of them never make the same id.
+    id_tag: Option<String>,
+    /// Entries other than messages and usage pushed or merged so far (the commit rule's count).
+    structural: u64,
+    /// Merges that put other writers' entries before entries of this one not yet stored.
+    reorders: u64,
+    /// Counts changes of the live set (see [`shared::LiveSet`]).
+    live_epoch: u64,
+    /// The change of the live set that the store last recorded.
+    live_stored: u64,
     /// Recognizes summaries among appended messages by the configured framing as well as by the
     /// known agents' (a history compacted earlier with a custom `summaryPrefix`).
     recognizer: Recognizer,
@@ -95,6 +108,11 @@ impl Session {
             flushed: 0,
             header_flushed: false,
             seq: 0,
+            id_tag: None,
+            structural: 0,
+            reorders: 0,
+            live_epoch: 0,
+            live_stored: 0,
         }
     }
 
@@ -128,11 +146,12 @@ impl Session {
         self.ids.get(id).copied()
     }
 
-    /// A fresh entry id (`e1`, `e2`, ...; skipping ids already in the log).
+    /// A fresh entry id (`e1`, `e2`, ..., or `e1.TAG` with an id tag; skipping ids already in the
+    /// log).
     fn next_id(&mut self) -> String {
         loop {
             self.seq += 1;
-            let id = format!("e{}", self.seq);
+            let id = entry_id(self.seq, self.id_tag.as_deref());
             if !self.ids.contains_key(&id) {
                 return id;
             }
@@ -141,6 +160,12 @@ impl Session {
 
     /// Appends an entry with `id`.
     fn push(&mut self, id: String, kind: EntryKind) -> usize {
+        if shared::is_structural(&kind) {
+            self.structural += 1;
+        }
+        if shared::rewrites(&kind) {
+            self.live_epoch += 1;
+        }
         let parent = self.log.last().map(|e| e.id.clone());
         let entry = Entry::new(id.clone(), parent, kind);
         self.log.push(entry);
@@ -343,6 +368,9 @@ impl Session {
         Snapshot {
             version: self.version,
             log_len: self.log.len(),
+            structural: self.structural,
+            reorders: self.reorders,
+            stored: self.flushed,
             messages,
             tokens,
             sources,
@@ -358,13 +386,14 @@ impl Session {
         plan: &Plan,
         outcome: &Outcome,
     ) -> Result<String> {
-        commit::check_commit(&self.log, self.version, snapshot)?;
+        commit::check_commit(self.version, self.structural, self.reorders, snapshot)?;
         let mut fresh = Vec::new();
         let mut seq = self.seq;
         let ids = &self.ids;
+        let tag = self.id_tag.as_deref();
         let mut new_id = || loop {
             seq += 1;
-            let id = format!("e{seq}");
+            let id = entry_id(seq, tag);
             if !ids.contains_key(&id) && !fresh.contains(&id) {
                 fresh.push(id.clone());
                 return id;
@@ -440,6 +469,11 @@ impl Session {
             flushed: 0,
             header_flushed: false,
             seq: self.seq,
+            id_tag: self.id_tag.clone(),
+            structural: 0,
+            reorders: 0,
+            live_epoch: 1,
+            live_stored: 0,
             recognizer: self.recognizer.clone(),
         };
         let branch_id = s.next_id();
@@ -509,11 +543,7 @@ impl Session {
                     format!("line {number}: entry id \"{}\" appears twice", entry.id),
                 ));
             }
-            if let Some(n) = entry
-                .id
-                .strip_prefix('e')
-                .and_then(|n| n.parse::<u64>().ok())
-            {
+            if let Some(n) = shared::entry_seq(&entry.id) {
                 seq = seq.max(n);
             }
             log.push(entry);
@@ -529,6 +559,11 @@ impl Session {
             flushed,
             header_flushed: true,
             seq,
+            id_tag: None,
+            structural: 0,
+            reorders: 0,
+            live_epoch: 0,
+            live_stored: 0,
             recognizer: Recognizer::default(),
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
@@ -568,8 +603,18 @@ impl Session {
 
     /// Records that the oldest `notes` notes were condensed into `summary`.
     pub fn compact_notes(&mut self, summary: String, notes: usize) -> String {
+        let through = notes
+            .checked_sub(1)
+            .and_then(|i| notes::live_notes(&self.log).notes.get(i).map(|(id, _)| id.to_string()));
         let id = self.next_id();
-        self.push(id.clone(), EntryKind::NotesCompacted { summary, notes });
+        self.push(
+            id.clone(),
+            EntryKind::NotesCompacted {
+                summary,
+                notes,
+                through,
+            },
+        );
         id
     }
 
@@ -591,6 +636,14 @@ impl Session {
                 ),
             ))
         }
+    }
+}
+
+/// Entry id number `seq`, with the writer's tag when it has one.
+fn entry_id(seq: u64, tag: Option<&str>) -> String {
+    match tag {
+        Some(tag) => format!("e{seq}.{tag}"),
+        None => format!("e{seq}"),
     }
 }
 

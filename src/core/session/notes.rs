@@ -24,6 +24,48 @@ pub fn notes_prompt(previous: Option<&str>, notes: &[String]) -> String {
     out
 }
 
+/// The memory block with the entry ids of its notes, borrowed from the log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveNotes<'a> {
+    /// The summary of the condensed notes.
+    pub summary: Option<&'a str>,
+    /// The latest `notesCompacted` entry.
+    pub compacted: Option<&'a str>,
+    /// The notes not condensed yet, oldest first, with their entry ids.
+    pub notes: Vec<(&'a str, &'a str)>,
+}
+
+/// Reads the memory block of `log`. A `notesCompacted` entry condenses the notes up to its
+/// `through` note (none, when that note is not in `log`: a log read from its live lines holds only
+/// notes after it), or, in logs written before `through`, its `notes` oldest.
+pub fn live_notes(log: &[Entry]) -> LiveNotes<'_> {
+    let mut block = LiveNotes::default();
+    for entry in log {
+        match &entry.kind {
+            EntryKind::Note(text) => block.notes.push((&entry.id, text)),
+            EntryKind::NotesCompacted {
+                summary,
+                notes,
+                through,
+            } => {
+                let n = match through {
+                    Some(id) => block
+                        .notes
+                        .iter()
+                        .position(|(note, _)| note == id)
+                        .map_or(0, |i| i + 1),
+                    None => (*notes).min(block.notes.len()),
+                };
+                block.notes.drain(..n);
+                block.summary = Some(summary);
+                block.compacted = Some(&entry.id);
+            }
+            _ => {}
+        }
+    }
+    block
+}
+
 /// The memory block as the log holds it now.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryBlock {
@@ -36,19 +78,11 @@ pub struct MemoryBlock {
 impl MemoryBlock {
     /// Reads the block from the log.
     pub fn of(log: &[Entry]) -> MemoryBlock {
-        let mut block = MemoryBlock::default();
-        for entry in log {
-            match &entry.kind {
-                EntryKind::Note(text) => block.notes.push(text.clone()),
-                EntryKind::NotesCompacted { summary, notes } => {
-                    let n = (*notes).min(block.notes.len());
-                    block.notes.drain(..n);
-                    block.summary = Some(summary.clone());
-                }
-                _ => {}
-            }
+        let live = live_notes(log);
+        MemoryBlock {
+            summary: live.summary.map(str::to_string),
+            notes: live.notes.iter().map(|(_, text)| text.to_string()).collect(),
         }
-        block
     }
 
     /// The notes to condense now (the oldest [`NOTES_COMPACTED`] once there are
