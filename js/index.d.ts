@@ -1,8 +1,10 @@
 // Public types of `context-compaction`. The functions implemented in Rust are declared by the
 // generated bindings; this file adds what the JS entry points define.
-import type { Compactor, CompactorOptions, EncodingName } from "../pkg/node/context_compaction.js";
+import type { Compactor, CompactorOptions, EncodingName, Session, SessionOptions, SessionCompactResult, RenderResult, PrepareOptions, CompactCallOptions } from "../pkg/node/context_compaction.js";
+import type { ConversationStore } from "./stores/contract.js";
 
 export * from "../pkg/node/context_compaction.js";
+export type { AppendBatch, AppendResult, ConversationStore, LiveSet, StoredLine, StoredLog } from "./stores/contract.js";
 
 /** The stable codes of every failure. */
 export type ErrorCode =
@@ -18,7 +20,8 @@ export type ErrorCode =
   | "ENCODING_UNAVAILABLE"
   | "HOOK_FAILED"
   | "INTERNAL"
-  | "DISPOSED";
+  | "DISPOSED"
+  | "STORE_FAILED";
 
 /** Every error the package throws or rejects with. */
 export declare class CompactionError extends Error {
@@ -132,3 +135,75 @@ export declare function compactionMiddleware<M extends object>(
   compactor: Compactor<M> | CompactorOptions<M>,
   options?: CompactionMiddlewareOptions,
 ): CompactionMiddleware;
+
+/**
+ * A store that keeps every conversation in this process's memory: the reference implementation of
+ * the store contract, for tests and for apps that persist elsewhere.
+ * @param options `now`: the clock leases expire by (tests).
+ */
+export declare function memoryStore(options?: { now?: () => number }): ConversationStore;
+
+/** Options of `Session.open`: the Session's own, plus how it shares the conversation. */
+export type StoredSessionOptions<M extends object = object> = SessionOptions<M> & {
+  /** How long a compaction lease lasts; renewed every third of it while the summary is written. Default 300,000 (5 minutes). */
+  leaseMs?: number;
+  /** How long `prepare()` and `compact()` wait for another process's compaction. Default 60,000. */
+  compactionWaitMs?: number;
+  /** This session's name as a lease holder. Default: the conversation id and a random tag. */
+  holder?: string;
+};
+
+/** What `commit()` did. */
+export interface CommitResult {
+  /** The store's version after the commit. */
+  version: number;
+  /** Entries this session appended. */
+  appended: number;
+  /** Entries other processes had stored, merged before this session's. */
+  merged: number;
+  /** Pending entries dropped because another process's compaction or prune came first. */
+  dropped: { id: string; type: string }[];
+}
+
+/**
+ * A Session whose log lives in a store shared by processes (`Session.open`). `append`,
+ * `recordUsage` and `addNote` change it locally; `commit()` writes what is new with a
+ * compare-and-set on the store's version, merging what others stored first. `compact()` and
+ * `prepare()` commit, take the conversation's compaction lease (waiting while another process
+ * holds it), and commit the compaction; a compaction that lost the race to another process's
+ * rejects with `CONFLICT` and writes nothing.
+ */
+export interface StoredSession<M extends object = object> extends Session<M> {
+  /** The conversation's id in the store. */
+  readonly conversationId: string;
+  /** The store's version this session has seen. */
+  readonly storeVersion: number;
+  /** Writes what the store does not hold (merging others' entries first); `STORE_FAILED` if the store fails. */
+  commit(): Promise<CommitResult>;
+  /** Reads and merges what other processes stored since this session's version. */
+  sync(): Promise<{ merged: number; dropped: { id: string; type: string }[] }>;
+  /** The holder of the conversation's compaction lease (any process), or `null`. */
+  compactionHolder(): Promise<string | null>;
+  compact(options?: CompactCallOptions): Promise<SessionCompactResult<M>>;
+  prepare(options?: PrepareOptions): Promise<RenderResult<M>>;
+}
+
+declare module "../pkg/node/context_compaction.js" {
+  namespace Session {
+    /**
+     * Opens conversation `conversationId` of `store`: its live context from the latest compaction
+     * on (the load costs O(live context)), or a new, empty conversation.
+     * @example
+     * const session = await Session.open(sqliteStore({ path: "chats.db" }), chatId, { contextWindow: 200_000, summarize });
+     * session.append(userMessage);
+     * const { messages } = await session.prepare();
+     * session.append(reply);
+     * await session.commit();
+     */
+    function open<M extends object = object>(
+      store: ConversationStore,
+      conversationId: string,
+      options: StoredSessionOptions<M>,
+    ): Promise<StoredSession<M>>;
+  }
+}

@@ -6,6 +6,8 @@ const path = require("node:path");
 const wasm = require("../pkg/node/context_compaction.js");
 const { guard } = require("../pkg/node/guard.cjs");
 const { makeCompactionMiddleware } = require("../pkg/node/ai-sdk.cjs");
+const { installStoredSession } = require("../pkg/node/stored-session.cjs");
+const { memoryStore } = require("../pkg/stores/memory.cjs");
 const { CompactionError } = require("./error.cjs");
 
 const tablePath = (name) => path.join(__dirname, "..", "encodings", `${name}.ranks`);
@@ -17,6 +19,8 @@ const { api, wrap } = guard(wasm, CompactionError, () => {
   configure();
   for (const [name, bytes] of installed) wasm.__installEncoding(name, bytes);
 });
+
+installStoredSession(api.Session, CompactionError);
 
 const fromUrl = (url) => (url.protocol === "file:" ? fs.promises.readFile(url) : fetch(url));
 
@@ -47,4 +51,5 @@ exports.validateMessages = api.validateMessages;
 exports.withOverflowRecovery = api.withOverflowRecovery;
 exports.compactionMiddleware = makeCompactionMiddleware(api.Compactor, api.isContextOverflowError);
 exports.CompactionError = CompactionError;
+exports.memoryStore = memoryStore;
 exports.loadEncoding = loadEncoding;

@@ -5,8 +5,10 @@ import { CompactionError } from "./error.mjs";
 import { makeCompactionMiddleware } from "./ai-sdk.mjs";
 import { guard } from "./guard.mjs";
 import { makeLoadEncoding } from "./source.mjs";
+import { installStoredSession } from "./stored-session.mjs";
+import { memoryStore } from "./stores/memory.mjs";
 
-export { CompactionError };
+export { CompactionError, memoryStore };
 
 // Tables installed by `loadEncoding`, given back to a reset instance (after a trap).
 const installed = new Map();
@@ -31,6 +33,8 @@ export const {
   validateMessages,
   withOverflowRecovery,
 } = api;
+
+installStoredSession(Session, CompactionError);
 
 /** The AI SDK middleware that compacts every call's prompt (see the types). */
 export const compactionMiddleware = makeCompactionMiddleware(Compactor, isContextOverflowError);

@@ -42,6 +42,18 @@ if cmp -s pkg/node/context_compaction_bg.wasm pkg/web/context_compaction_bg.wasm
   sed -i 's|${__dirname}/context_compaction_bg.wasm|${__dirname}/../web/context_compaction_bg.wasm|' pkg/node/context_compaction.js
   grep -q '../web/context_compaction_bg.wasm' pkg/node/context_compaction.js
 fi
+# The store-backed Session (js/stored-session.mjs) and the stores' subpath entries as real
+# CommonJS builds (esbuild, from npm); the stores' clients (better-sqlite3, pg, ioredis, idb,
+# bullmq) stay outside them: optional peer dependencies.
+esbuild js/stored-session.mjs --bundle --format=cjs --platform=neutral --log-level=warning \
+  --outfile=pkg/node/stored-session.cjs
+mkdir -p pkg/stores
+for store in memory file sqlite postgres redis indexeddb; do
+  [ -f "js/stores/$store.mjs" ] || continue
+  esbuild "js/stores/$store.mjs" --bundle --format=cjs --platform=node --log-level=warning \
+    --external:better-sqlite3 --external:pg --external:ioredis --external:idb --external:bullmq \
+    --outfile="pkg/stores/$store.cjs"
+done
 # The LangChain entry's types, once per module system (each sees LangChain's own of that system).
 mkdir -p pkg/types
 cp js/langchain.d.ts pkg/types/langchain.d.mts

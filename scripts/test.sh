@@ -18,6 +18,13 @@ finish() {
   exit $((failed > 0 || skipped > 0))
 }
 
+# The stores' servers (PostgreSQL, Redis) run only for the tests: stopped however the run ends.
+stop_servers() {
+  bash scripts/postgres.sh stop >/dev/null 2>&1 || true
+  bash scripts/redis.sh stop >/dev/null 2>&1 || true
+}
+trap stop_servers EXIT
+
 # step NAME COMMAND...: runs it, adds its test counts, stops everything on failure.
 step() {
   local name=$1
@@ -61,6 +68,7 @@ step "clippy wasm32" cargo clippy --all-targets --quiet --target wasm32-unknown-
 step "cargo test" cargo test --quiet
 step "wasm-pack test node" wasm-pack --log-level warn test --node
 step "wasm-pack test chrome" wasm-pack --log-level warn test --headless --chrome -- --features browser-tests
+step "servers for the stores" bash -c 'bash scripts/postgres.sh start && bash scripts/redis.sh start'
 step "js tests" node --test --test-reporter=spec tests/js/
 step "tsc consumer" tsc --noEmit -p tests/types
 step "tsc ecosystems" tsc --noEmit -p tests/types/ecosystems

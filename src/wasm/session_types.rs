@@ -58,6 +58,11 @@ export interface PrepareOptions extends CompactCallOptions, RenderOptions {
    * Default: `Date.now()`.
    */
   now?: number;
+  /**
+   * `false`: this call starts no background compaction, even past the `background` threshold
+   * (a store-backed session starts its own, under the store's lease). Default `true`.
+   */
+  background?: boolean;
 }
 /** Options of `render()` (and of `prepare()`). */
 export interface RenderOptions {
