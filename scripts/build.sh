@@ -48,7 +48,7 @@ fi
 esbuild js/stored-session.mjs --bundle --format=cjs --platform=neutral --log-level=warning \
   --outfile=pkg/node/stored-session.cjs
 mkdir -p pkg/stores
-for store in memory file sqlite postgres redis indexeddb; do
+for store in memory file sqlite postgres redis indexeddb bullmq; do
   [ -f "js/stores/$store.mjs" ] || continue
   esbuild "js/stores/$store.mjs" --bundle --format=cjs --platform=node --log-level=warning \
     --external:better-sqlite3 --external:pg --external:ioredis --external:idb --external:bullmq \
