@@ -24,8 +24,40 @@ function promptOf(input, output) {
   return output.map((m) => (given.has(m) ? m : promptMessage(m)));
 }
 
+// A middleware for many conversations: `conversationId(params)` names the call's conversation, and
+// each conversation gets its own Compactor (saving to the store); the last 1,000 are kept.
+function perConversation(config, options, single) {
+  const { conversationId: idOf, ...rest } = config;
+  const byId = new Map();
+  let anonymous;
+  const forParams = (params) => {
+    const id = idOf(params);
+    if (typeof id !== "string" || id === "") {
+      // No conversation named: compacted as without a store.
+      const { store, leaseMs, compactionWaitMs, holder, ...plain } = rest;
+      anonymous ??= single(plain, options);
+      return anonymous;
+    }
+    let m = byId.get(id);
+    if (m) byId.delete(id);
+    else m = single({ ...rest, conversationId: id }, options);
+    byId.set(id, m);
+    if (byId.size > 1000) byId.delete(byId.keys().next().value);
+    return m;
+  };
+  return {
+    specificationVersion: "v3",
+    transformParams: (o) => forParams(o.params).transformParams(o),
+    wrapGenerate: (o) => forParams(o.params).wrapGenerate(o),
+    wrapStream: (o) => forParams(o.params).wrapStream(o),
+  };
+}
+
 export function makeCompactionMiddleware(Compactor, isContextOverflowError) {
   return function compactionMiddleware(compactor, options = {}) {
+    if (!(compactor instanceof Compactor) && typeof compactor?.conversationId === "function") {
+      return perConversation(compactor, options, compactionMiddleware);
+    }
     const c = compactor instanceof Compactor ? compactor : new Compactor(compactor);
     const recover = options.recoverOverflow !== false;
     // The provider's usage of the last response: the next call's prompt ends with that response,

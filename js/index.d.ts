@@ -132,9 +132,22 @@ export interface CompactionMiddleware {
  * });
  */
 export declare function compactionMiddleware<M extends object>(
-  compactor: Compactor<M> | CompactorOptions<M>,
+  compactor: Compactor<M> | CompactorOptions<M> | PerConversationOptions<M>,
   options?: CompactionMiddlewareOptions,
 ): CompactionMiddleware;
+
+/**
+ * Options of a middleware that serves many conversations: each call's conversation is named by
+ * `conversationId(params)` (for example from `providerOptions` you pass to `generateText`), and its
+ * compactions are saved in `store` under that id. A call it names none for is compacted as without
+ * a store.
+ */
+export type PerConversationOptions<M extends object = object> = Omit<CompactorOptions<M>, "conversationId"> & {
+  /** The store that keeps every conversation's compactions. */
+  store: ConversationStore;
+  /** The conversation of a call, read from its params. */
+  conversationId: (params: PromptParams & { providerOptions?: Record<string, Record<string, unknown>> }) => string | undefined;
+};
 
 /**
  * A store that keeps every conversation in this process's memory: the reference implementation of

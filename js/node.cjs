@@ -7,6 +7,7 @@ const wasm = require("../pkg/node/context_compaction.js");
 const { guard } = require("../pkg/node/guard.cjs");
 const { makeCompactionMiddleware } = require("../pkg/node/ai-sdk.cjs");
 const { installStoredSession } = require("../pkg/node/stored-session.cjs");
+const { withStoredCompactor } = require("../pkg/node/stored-compactor.cjs");
 const { memoryStore } = require("../pkg/stores/memory.cjs");
 const { CompactionError } = require("./error.cjs");
 
@@ -21,6 +22,7 @@ const { api, wrap } = guard(wasm, CompactionError, () => {
 });
 
 installStoredSession(api.Session, CompactionError);
+api.Compactor = withStoredCompactor(api.Compactor, CompactionError);
 
 const fromUrl = (url) => (url.protocol === "file:" ? fs.promises.readFile(url) : fetch(url));
 

@@ -6,6 +6,7 @@ import { makeCompactionMiddleware } from "./ai-sdk.mjs";
 import { guard } from "./guard.mjs";
 import { makeLoadEncoding } from "./source.mjs";
 import { installStoredSession } from "./stored-session.mjs";
+import { withStoredCompactor } from "./stored-compactor.mjs";
 import { memoryStore } from "./stores/memory.mjs";
 
 export { CompactionError, memoryStore };
@@ -16,6 +17,7 @@ const { api, wrap } = guard(wasm, CompactionError, () => {
   wasm.__configure(CompactionError);
   for (const [name, bytes] of installed) wasm.__installEncoding(name, bytes);
 });
+api.Compactor = withStoredCompactor(api.Compactor, CompactionError);
 
 // The API, every call guarded (tests/js/entries.test.mjs checks that nothing is missing).
 export const {

@@ -42,11 +42,13 @@ if cmp -s pkg/node/context_compaction_bg.wasm pkg/web/context_compaction_bg.wasm
   sed -i 's|${__dirname}/context_compaction_bg.wasm|${__dirname}/../web/context_compaction_bg.wasm|' pkg/node/context_compaction.js
   grep -q '../web/context_compaction_bg.wasm' pkg/node/context_compaction.js
 fi
-# The store-backed Session (js/stored-session.mjs) and the stores' subpath entries as real
+# The store-backed Session and Compactor (js/stored-session.mjs, js/stored-compactor.mjs) and the stores' subpath entries as real
 # CommonJS builds (esbuild, from npm); the stores' clients (better-sqlite3, pg, ioredis, idb,
 # bullmq) stay outside them: optional peer dependencies.
-esbuild js/stored-session.mjs --bundle --format=cjs --platform=neutral --log-level=warning \
-  --outfile=pkg/node/stored-session.cjs
+for module in stored-session stored-compactor; do
+  esbuild "js/$module.mjs" --bundle --format=cjs --platform=neutral --log-level=warning \
+    --outfile="pkg/node/$module.cjs"
+done
 mkdir -p pkg/stores
 for store in memory file sqlite postgres redis indexeddb bullmq; do
   [ -f "js/stores/$store.mjs" ] || continue

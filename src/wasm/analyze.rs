@@ -30,6 +30,24 @@ pub struct Memo {
     pub head_js: Vec<JsValue>,
     /// Tokens, turns and non-system messages of `head`.
     pub head_totals: Totals,
+    /// Read from a store (`compactor_memo.rs`): `replaced` is not at hand, only how many caller
+    /// messages it held and their digest.
+    pub stored: Option<(usize, u64)>,
+}
+
+/// Tokens, turns and non-system messages of a memo's head.
+pub fn totals_of(head: &[crate::core::message::Message], estimator: &Estimator) -> Totals {
+    let mut t = Totals::default();
+    for m in head {
+        t.tokens = t.tokens.saturating_add(estimator.estimate_message(m).total());
+        if m.is_user_turn_start() {
+            t.turns += 1;
+        }
+        if m.role != crate::core::message::Role::System {
+            t.non_system += 1;
+        }
+    }
+    t
 }
 
 /// How many messages before a usage's response `check` looks back for the previous response it
@@ -42,6 +60,8 @@ pub struct State {
     pub breaker: Breaker,
     pub compactions: u32,
     pub memo: Option<Memo>,
+    /// Counts memos made here (a store records the latest when it changed).
+    pub memo_epoch: u64,
     /// Every message object seen, imported once (see `identity`).
     pub identity: IdentityCache,
     /// What self-calibration has learned from the usage given to `check`.
@@ -269,6 +289,13 @@ impl Inner {
         if memo.format != r.format {
             return None;
         }
+        if let Some((len, digest)) = memo.stored {
+            // A memo from a store: the caller's first `len` messages must have its digest.
+            let messages = r.ids.get(..len)?.iter().map(|id| state.identity.get(*id).map(|e| &e.message));
+            let messages: Option<Vec<_>> = messages.collect();
+            let same = crate::core::driver::prefix_digest(messages?) == digest;
+            return continuation(len, r.ids.len(), |_| same);
+        }
         // Same object (id), or the same message (a deep-equal copy).
         continuation(memo.replaced.len(), r.ids.len(), |i| {
             let (Some(id), Some(old), Some(m)) =
@@ -409,21 +436,7 @@ impl Inner {
         };
         let replaced =
             upto.and_then(|n| Some((caller.get(..n)?.to_vec(), a.ids.get(..n)?.to_vec())));
-        let head_totals = {
-            let mut t = Totals::default();
-            for m in &head {
-                t.tokens = t
-                    .tokens
-                    .saturating_add(a.estimator.estimate_message(m).total());
-                if m.is_user_turn_start() {
-                    t.turns += 1;
-                }
-                if m.role != crate::core::message::Role::System {
-                    t.non_system += 1;
-                }
-            }
-            t
-        };
+        let head_totals = totals_of(&head, &a.estimator);
         let memo = replaced.map(|(replaced, replaced_ids)| Memo {
             format: a.incoming.format,
             replaced,
@@ -431,8 +444,11 @@ impl Inner {
             head,
             head_js,
             head_totals,
+            stored: None,
         });
-        self.state.borrow_mut().memo = memo;
+        let mut state = self.state.borrow_mut();
+        state.memo = memo;
+        state.memo_epoch += 1;
     }
 
     /// Decides and plans for `a`; `usage` calibrates the total.

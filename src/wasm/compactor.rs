@@ -103,6 +103,7 @@ impl Compactor {
             breaker: Breaker::new(options.max_consecutive_failures),
             compactions: 0,
             memo: None,
+            memo_epoch: 0,
             identity: IdentityCache::default(),
             learned: crate::core::estimate::Learned::new(options.profile.error),
             last_usage: None,

@@ -6,6 +6,7 @@ pub mod calibration;
 pub mod call;
 pub mod compact;
 pub mod compactor;
+pub mod compactor_memo;
 pub mod compactor_prune;
 pub mod compactor_trim;
 pub mod convert;

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SESSION: &'static str = r#"
 /** Options of a `Session`: every `Compactor` option, plus the session's own. */
-export interface SessionOptions<M = object> extends CompactorOptions<M> {
+export interface SessionOptions<M = object> extends Omit<CompactorOptions<M>, "store" | "conversationId" | "leaseMs" | "compactionWaitMs" | "holder"> {
   /** The session's id, written in the log header. Default: 16 random hex digits. */
   sessionId?: string;
   /**

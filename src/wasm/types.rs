@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
+import type { ConversationStore } from "../../js/stores/contract.js";
 /** An exact encoding whose rank table ships with the package. */
 export type EncodingName = "o200k_base" | "cl100k_base";
 /** How tokens are counted: the fast content-aware estimate, or an exact encoding. */
@@ -272,6 +273,22 @@ export interface CompactorOptions<M = object> {
    * then written to `console.warn`.
    */
   onError?: (error: Error & { readonly code: string; readonly path?: string }) => void | Promise<void>;
+  /**
+   * Saves each automatic compaction (`maybeCompact`) in this store under `conversationId`, so a
+   * fresh Compactor (a new request or process) handed the same history plus new messages continues
+   * from the saved summary instead of summarizing again. The messages it stands for are matched by
+   * count and a digest of their content. Store failures never fail a call: they go to `onError`
+   * as `STORE_FAILED`. With `conversationId`.
+   */
+  store?: ConversationStore;
+  /** The conversation whose compactions `store` keeps (required with `store`; not a Session's id). */
+  conversationId?: string;
+  /** With `store`: how long the compaction lease lasts while a summary is written. Default 300,000. */
+  leaseMs?: number;
+  /** With `store`: how long a call waits for another request's compaction of the same conversation. Default 60,000. */
+  compactionWaitMs?: number;
+  /** With `store`: this Compactor's name as a lease holder. Default: the conversation id and a random tag. */
+  holder?: string;
   /** The most tokens of the history summary. Default 0.8 × `reserveTokens` (13,107). */
   summaryTokens?: number;
   /** The most tokens of a split turn's prefix summary. Default 0.4 × `reserveTokens` (6,553). */

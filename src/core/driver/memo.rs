@@ -4,6 +4,101 @@
 //! continues from the compaction's head (system messages, summary, pinned messages) instead of
 //! summarizing again.
 
+use serde_json::{json, Value};
+
+use crate::core::error::{Error, Result};
+use crate::core::estimate::message_key;
+use crate::core::message::Message;
+
+/// The digest of a run of messages: FNV-1a over their content keys (what `message_key` reads:
+/// role, text, tool names, ids, inputs, outputs), so a later process can tell whether a call
+/// starts with the messages a stored compaction replaced without having them.
+pub fn prefix_digest<'a>(messages: impl IntoIterator<Item = &'a Message>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |x: u64| {
+        for b in x.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for m in messages {
+        let k = message_key(m);
+        eat(k.hash);
+        eat(k.bytes as u64);
+    }
+    h
+}
+
+/// The last automatic compaction as a store keeps it for a later process: how many of the
+/// caller's messages it replaced and their digest, and the head that stands for them (the
+/// caller's format). One `memo` line of a compactor's log in the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredMemo {
+    /// The message format of the head.
+    pub format: String,
+    /// How many leading caller messages the head stands for.
+    pub replaced: usize,
+    /// Their [`prefix_digest`].
+    pub digest: u64,
+    /// System messages, the summary block and pinned messages, in the caller's format.
+    pub head: Vec<Value>,
+}
+
+impl StoredMemo {
+    /// The header line of a compactor's log in a store.
+    pub fn header_line(format: &str) -> String {
+        json!({"type": "compactor", "version": 1, "format": format}).to_string()
+    }
+
+    /// The memo as one log line with entry id `id`.
+    pub fn to_line(&self, id: &str) -> String {
+        json!({
+            "type": "memo",
+            "id": id,
+            "format": self.format,
+            "replaced": self.replaced,
+            "digest": format!("{:016x}", self.digest),
+            "head": self.head,
+        })
+        .to_string()
+    }
+
+    /// Reads a memo line; `INVALID_INPUT` naming the field for anything else.
+    pub fn read(line: &str) -> Result<StoredMemo> {
+        let bad = |field: &str, what: &str| Error::invalid_input(format!("memo.{field}"), what.to_string());
+        let v: Value = serde_json::from_str(line).map_err(|e| bad("line", &format!("not JSON: {e}")))?;
+        if v.get("type").and_then(Value::as_str) != Some("memo") {
+            return Err(bad("type", "a compactor's log holds memo lines"));
+        }
+        let format = v
+            .get("format")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("format", "must name the message format"))?
+            .to_string();
+        let replaced = v
+            .get("replaced")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| bad("replaced", "must be a count"))?;
+        let digest = v
+            .get("digest")
+            .and_then(Value::as_str)
+            .and_then(|d| u64::from_str_radix(d, 16).ok())
+            .ok_or_else(|| bad("digest", "must be 16 hex digits"))?;
+        let head = v
+            .get("head")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| bad("head", "must be an array of messages"))?;
+        Ok(StoredMemo {
+            format,
+            replaced,
+            digest,
+            head,
+        })
+    }
+}
+
 /// How many leading messages of a call the last compaction replaced, when the call starts with
 /// exactly them: `replaced` messages, `len` in the call, `same(i)` whether message `i` is the
 /// replaced one. `None` when it does not continue (or holds nothing after them).
@@ -42,5 +137,25 @@ mod tests {
         assert_eq!(replaced_upto(4, None), Some(4));
         assert_eq!(replaced_upto(4, Some((10, 2))), Some(12));
         assert_eq!(replaced_upto(1, Some((10, 2))), None);
+    }
+
+    #[test]
+    fn a_stored_memo_reads_back_and_its_digest_follows_the_content() {
+        use crate::core::message::Role;
+        let a = [Message::text(Role::User, "a"), Message::text(Role::Assistant, "b")];
+        let b = [Message::text(Role::User, "a"), Message::text(Role::Assistant, "c")];
+        assert_eq!(prefix_digest(&a), prefix_digest(&a.clone()));
+        assert_ne!(prefix_digest(&a), prefix_digest(&b));
+        assert_ne!(prefix_digest(&a[..1]), prefix_digest(&a));
+        let memo = StoredMemo {
+            format: "openai".into(),
+            replaced: 2,
+            digest: prefix_digest(&a),
+            head: vec![serde_json::json!({"role": "user", "content": "summary"})],
+        };
+        assert_eq!(StoredMemo::read(&memo.to_line("m1")).ok(), Some(memo));
+        for bad in ["{}", "nope", r#"{"type":"memo","format":"x","replaced":-1,"digest":"0","head":[]}"#] {
+            assert!(StoredMemo::read(bad).is_err(), "{bad}");
+        }
     }
 }

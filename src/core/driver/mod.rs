@@ -13,6 +13,6 @@ pub mod retry;
 
 pub use breaker::Breaker;
 pub use failure::{FailurePolicy, Recovery};
-pub use memo::{continuation, replaced_upto};
+pub use memo::{continuation, prefix_digest, replaced_upto, StoredMemo};
 pub use progress::{check_progress, next_round};
 pub use retry::{Attempts, CallFailure, Resubmits, RetryPolicy};
