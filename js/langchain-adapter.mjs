@@ -92,18 +92,37 @@ export function makeLangChain(cc, lc, agents) {
             : keep.fraction !== undefined && contextWindow !== undefined
               ? { keepRecentTokens: Math.floor(keep.fraction * contextWindow) }
               : {};
-    const compactor = new Compactor({
-      ...rest,
-      ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(modelName === undefined ? {} : { model: modelName }),
-      ...(trigger === undefined ? {} : { trigger: triggerOf(trigger) }),
-      ...keepOptions,
-      summarize,
-    });
+    const { conversationId, store, leaseMs, compactionWaitMs, holder, ...compactorRest } = rest;
+    const saving = { store, leaseMs, compactionWaitMs, holder };
+    // A call whose conversation the function does not name is compacted as without a store.
+    const make = (id) =>
+      new Compactor({
+        ...compactorRest,
+        ...(id === undefined && typeof conversationId === "function" ? {} : { ...saving, conversationId: id }),
+        ...(contextWindow === undefined ? {} : { contextWindow }),
+        ...(modelName === undefined ? {} : { model: modelName }),
+        ...(trigger === undefined ? {} : { trigger: triggerOf(trigger) }),
+        ...keepOptions,
+        summarize,
+      });
+    // With a store, `conversationId` may name each call's conversation from the agent's state and
+    // runtime (a thread id): one Compactor per conversation, the last 1,000 kept.
+    const single = typeof conversationId === "function" ? undefined : make(conversationId);
+    const byId = new Map();
+    const compactorFor = (state, runtime) => {
+      if (single) return single;
+      const id = conversationId(state, runtime);
+      let c = byId.get(id);
+      if (c) byId.delete(id);
+      else c = make(typeof id === "string" && id !== "" ? id : undefined);
+      byId.set(id, c);
+      if (byId.size > 1000) byId.delete(byId.keys().next().value);
+      return c;
+    };
     return agents.createMiddleware({
       name: "CompactionMiddleware",
-      beforeModel: async (state) => {
-        const out = await compactor.maybeCompact(state.messages);
+      beforeModel: async (state, runtime) => {
+        const out = await compactorFor(state, runtime).maybeCompact(state.messages);
         if (out === state.messages) return undefined;
         return { messages: [new lc.RemoveMessage({ id: agents.REMOVE_ALL_MESSAGES }), ...out] };
       },

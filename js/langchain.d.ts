@@ -102,7 +102,13 @@ export interface SummaryChatModel {
  * `trigger`, `keep`, `summaryPrompt`) next to every `Compactor` option. Give `model` (a chat model,
  * or a `"provider:model"` name for `initChatModel`) or `summarize`.
  */
-export interface CompactionMiddlewareOptions extends Omit<Partial<CompactorOptions<BaseMessage>>, "model" | "trigger"> {
+export interface CompactionMiddlewareOptions extends Omit<Partial<CompactorOptions<BaseMessage>>, "model" | "trigger" | "conversationId"> {
+  /**
+   * With `store`: the conversation whose compactions are saved, or a function naming it for each
+   * model call from the agent's state and runtime (for example a thread id); a call it names none
+   * for is compacted as without a store.
+   */
+  conversationId?: string | ((state: { messages: BaseMessage[] }, runtime: unknown) => string | undefined);
   /**
    * The model that writes the summary: a chat model, or a `"provider:model"` name for
    * `initChatModel` (whose model name also looks up the context window). Its profile gives the
