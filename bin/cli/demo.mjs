@@ -6,6 +6,8 @@ import { compactText, formatCompact } from "./compact.mjs";
 import { CliError, EXIT } from "./errors.mjs";
 import { formatInspect, inspectInput } from "./inspect.mjs";
 import { loadInput, readInput } from "./load.mjs";
+import { compactorOptions } from "./settings.mjs";
+import { formatStoreDemo, storeDemo } from "./demo-store.mjs";
 
 /** The real Claude Code session bundled in a clone of the repository (not in the npm package). */
 export const DEMO_FILE = fileURLToPath(new URL("../../fixtures/claude-code-tool-heavy.jsonl", import.meta.url));
@@ -26,7 +28,9 @@ export async function demo(file, values) {
   const before = inspectInput(loadInput(text), path, settings);
   const { report, log } = await compactText(text, path, { ...settings, summarizer: "extractive" });
   const after = inspectInput(loadInput(log), `${path} (compacted, in memory)`, settings);
-  return { command: "demo", ok: true, file: path, before, compact: report, after };
+  const input = loadInput(text);
+  const stored = await storeDemo(input.live, input.format, compactorOptions(settings));
+  return { command: "demo", ok: true, file: path, before, compact: report, after, stored };
 }
 
 export function formatDemo(r) {
@@ -38,5 +42,7 @@ export function formatDemo(r) {
     formatCompact(r.compact, "nothing (the demo keeps the session log in memory)"),
     rule("after: context-compaction inspect of the compacted log"),
     formatInspect(r.after),
+    rule("kept in a store: the same conversation, a turn per request"),
+    formatStoreDemo(r.stored),
   ].join("\n");
 }
