@@ -109,3 +109,24 @@ test("serverless replay: the AI SDK middleware, fresh per request, with per-conv
   assert.ok(stats.summaries <= 3 * records, `${stats.summaries} calls for ${records} compactions`);
   assert.ok(largest <= budget);
 });
+
+test("serverless replay: LangChain's middleware, fresh per request, the conversation named by the runtime", async (t) => {
+  const { compactionMiddleware, toBaseMessages } = await import("context-compaction/langchain");
+  const { convertMessages, memoryStore } = await import("context-compaction");
+  const store = memoryStore();
+  const stats = newStats();
+  for (const h of histories.slice(0, 120)) {
+    const middleware = compactionMiddleware({
+      ...compactorOptions,
+      summarize: fakeSummarize(stats),
+      store,
+      conversationId: (_state, runtime) => runtime.context.threadId,
+    });
+    const messages = toBaseMessages(convertMessages(h, { from: "ai-sdk", to: "langchain" }));
+    await middleware.beforeModel({ messages }, { context: { threadId: "thread-3" } });
+  }
+  const records = (await store.read("thread-3", 0)).lines.length;
+  t.diagnostic(`120 requests through fresh LangChain middlewares: ${stats.summaries} summarizer calls, ${records} saved compactions`);
+  assert.ok(records >= 1);
+  assert.ok(stats.summaries <= 3 * records, `${stats.summaries} calls for ${records} compactions`);
+});
