@@ -87,7 +87,13 @@ impl Store {
     fn load(&self) -> String {
         let pos = |id: &String| self.lines.iter().position(|(i, _)| i == id);
         let from = self.live.from.as_ref().and_then(pos).unwrap_or(0);
-        let mut carry: Vec<usize> = self.live.carry.iter().filter_map(pos).filter(|&i| i < from).collect();
+        let mut carry: Vec<usize> = self
+            .live
+            .carry
+            .iter()
+            .filter_map(pos)
+            .filter(|&i| i < from)
+            .collect();
         carry.sort_unstable();
         let mut out = format!("{}\n", self.header.as_ref().unwrap());
         for i in carry.into_iter().chain(from..self.lines.len()) {
@@ -124,7 +130,10 @@ impl Writer {
     fn open(store: &Store, tag: &str) -> Writer {
         let mut s = Session::from_jsonl(&store.load(), config(), &import).unwrap();
         s.set_id_tag(Some(tag.into()));
-        Writer { s, version: store.version() }
+        Writer {
+            s,
+            version: store.version(),
+        }
     }
 
     /// Commits the pending entries, merging other writers' first when the version moved.
@@ -133,7 +142,10 @@ impl Writer {
         let mut dropped = Vec::new();
         if store.version() != self.version {
             let header = store.header.clone().unwrap();
-            let lines: Vec<&str> = store.lines[self.version..].iter().map(|(_, l)| l.as_str()).collect();
+            let lines: Vec<&str> = store.lines[self.version..]
+                .iter()
+                .map(|(_, l)| l.as_str())
+                .collect();
             let merged = self.s.merge_remote(&header, &lines, &import).unwrap();
             dropped.extend(merged.dropped.iter().map(|d| d.1));
             self.version = store.version();
@@ -143,7 +155,12 @@ impl Writer {
             store.header.get_or_insert_with(|| h.to_string());
         }
         let n = pending.entries.len();
-        store.lines.extend(pending.entries.iter().map(|e| (e.id.clone(), e.line.clone())));
+        store.lines.extend(
+            pending
+                .entries
+                .iter()
+                .map(|e| (e.id.clone(), e.line.clone())),
+        );
         let epoch = pending.live.is_some().then_some(pending.live_epoch);
         if let Some(l) = pending.live {
             store.live = l;
@@ -168,11 +185,22 @@ fn compact(s: &mut Session, keep: usize, text: &str) -> Result<String, ErrorCode
     s.commit(&snapshot, &p, &outcome).map_err(|e| e.code)
 }
 
-fn plan_keep(messages: &[Message], tokens: &[usize], keep: usize) -> context_compaction::core::plan::Plan {
+fn plan_keep(
+    messages: &[Message],
+    tokens: &[usize],
+    keep: usize,
+) -> context_compaction::core::plan::Plan {
     let cost = |_: &Part| 1;
     plan(
-        &PlanInput { messages, tokens, part_cost: &cost },
-        &PlanOptions { strategy: Strategy::LastMessages { keep }, ..config().settings.plan },
+        &PlanInput {
+            messages,
+            tokens,
+            part_cost: &cost,
+        },
+        &PlanOptions {
+            strategy: Strategy::LastMessages { keep },
+            ..config().settings.plan
+        },
     )
     .unwrap()
 }
@@ -200,7 +228,10 @@ fn two_writers_interleave_and_every_message_is_stored_once_in_order() {
     assert_eq!(context(&a.s), context(&stored));
     assert_eq!(context(&b.s), context(&stored));
     // Ids never clash: each writer tags its own.
-    assert!(store.lines.iter().all(|(id, _)| id.ends_with(".a") || id.ends_with(".b")));
+    assert!(store
+        .lines
+        .iter()
+        .all(|(id, _)| id.ends_with(".a") || id.ends_with(".b")));
 }
 
 #[test]
@@ -243,7 +274,10 @@ fn of_two_compactions_the_later_commit_is_dropped_and_no_message_is_lost() {
     assert_eq!(a.commit(&mut store), ["compaction"]);
     let all = Session::from_jsonl(&store.all(), config(), &import).unwrap();
     let ctx = context(&all);
-    assert_eq!(ctx[1..], ["m5", "m6", "m7", "m8", "m9", "after-b", "after-a"]);
+    assert_eq!(
+        ctx[1..],
+        ["m5", "m6", "m7", "m8", "m9", "after-b", "after-a"]
+    );
     assert_eq!(context(&a.s), ctx);
     assert_eq!(store.all().matches("\"type\":\"compaction\"").count(), 1);
 }
@@ -277,7 +311,13 @@ fn a_summary_being_written_over_unstored_entries_conflicts_after_a_reordering_me
     b.commit(&mut store);
     a.commit(&mut store);
     let p = plan_keep(&snapshot.messages, &snapshot.tokens, 1);
-    let outcome = Outcome { summary: Some("s".into()), tokens_after: 1, round: 1, digest: Value::Null, state: None };
+    let outcome = Outcome {
+        summary: Some("s".into()),
+        tokens_after: 1,
+        round: 1,
+        digest: Value::Null,
+        state: None,
+    };
     let err = a.s.commit(&snapshot, &p, &outcome).unwrap_err();
     assert_eq!(err.code, ErrorCode::Conflict);
     // A snapshot of stored entries only commits across the same merge.
@@ -303,7 +343,12 @@ fn entries_the_store_already_holds_are_not_written_twice() {
     a.s.append(vec![user("m1"), user("m2")]);
     // The append reached the store, but its answer was lost: the writer still holds the lines
     // as pending and its version is the old one.
-    let pending: Vec<(String, String)> = a.s.pending().entries.iter().map(|e| (e.id.clone(), e.line.clone())).collect();
+    let pending: Vec<(String, String)> =
+        a.s.pending()
+            .entries
+            .iter()
+            .map(|e| (e.id.clone(), e.line.clone()))
+            .collect();
     store.lines.extend(pending);
     a.s.append(vec![user("m3")]);
     a.commit(&mut store);
@@ -345,13 +390,23 @@ fn the_live_set_carries_system_messages_notes_calibration_and_prunes() {
     let mut a = Writer::new("a");
     a.s.append(vec![system("rules"), user("u0")]);
     a.s.append(tool_pair(0));
-    a.s.record_usage(Usage { input: 900, output: 20, cache_read: 0, cache_write: 0 });
+    a.s.record_usage(Usage {
+        input: 900,
+        output: 20,
+        cache_read: 0,
+        cache_write: 0,
+    });
     for i in 0..17 {
         a.s.add_note(format!("note {i}"));
     }
     a.s.compact_notes("ten notes".into(), 10);
     a.s.append(tool_pair(1));
-    a.s.record_usage(Usage { input: 1400, output: 20, cache_read: 0, cache_write: 0 });
+    a.s.record_usage(Usage {
+        input: 1400,
+        output: 20,
+        cache_read: 0,
+        cache_write: 0,
+    });
     for i in 2..12 {
         a.s.append(vec![user(&format!("u{i}"))]);
         a.s.append(tool_pair(i));
@@ -359,7 +414,14 @@ fn the_live_set_carries_system_messages_notes_calibration_and_prunes() {
     a.commit(&mut store);
     // Hide the output of a tool result that the compaction keeps.
     let kept = a.s.messages().len() - 1;
-    let action = PruneAction { message: kept, part: 0, kind: PruneKind::ReplaceOutput { placeholder: "[hidden]".into() }, tokens_freed: 50 };
+    let action = PruneAction {
+        message: kept,
+        part: 0,
+        kind: PruneKind::ReplaceOutput {
+            placeholder: "[hidden]".into(),
+        },
+        tokens_freed: 50,
+    };
     a.s.hide(&[action]).unwrap();
     compact(&mut a.s, 4, "sum").unwrap();
     a.commit(&mut store);

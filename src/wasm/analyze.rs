@@ -39,7 +39,9 @@ pub struct Memo {
 pub fn totals_of(head: &[crate::core::message::Message], estimator: &Estimator) -> Totals {
     let mut t = Totals::default();
     for m in head {
-        t.tokens = t.tokens.saturating_add(estimator.estimate_message(m).total());
+        t.tokens = t
+            .tokens
+            .saturating_add(estimator.estimate_message(m).total());
         if m.is_user_turn_start() {
             t.turns += 1;
         }
@@ -291,7 +293,11 @@ impl Inner {
         }
         if let Some((len, digest)) = memo.stored {
             // A memo from a store: the caller's first `len` messages must have its digest.
-            let messages = r.ids.get(..len)?.iter().map(|id| state.identity.get(*id).map(|e| &e.message));
+            let messages = r
+                .ids
+                .get(..len)?
+                .iter()
+                .map(|id| state.identity.get(*id).map(|e| &e.message));
             let messages: Option<Vec<_>> = messages.collect();
             let same = crate::core::driver::prefix_digest(messages?) == digest;
             return continuation(len, r.ids.len(), |_| same);

@@ -22,7 +22,10 @@ fn live_json(live: &LiveSet) -> Value {
 
 fn strings(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
     if !Array::is_array(value) {
-        return throw(Err(Error::invalid_input(what, "must be an array of strings")));
+        return throw(Err(Error::invalid_input(
+            what,
+            "must be an array of strings",
+        )));
     }
     Array::from(value)
         .iter()
@@ -142,7 +145,12 @@ impl Session {
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let merged = throw(core.merge_remote(&header, &refs, &import))?;
         let log_len = core.log().len();
-        let ids: Vec<String> = core.log().iter().skip(stored).map(|e| e.id.clone()).collect();
+        let ids: Vec<String> = core
+            .log()
+            .iter()
+            .skip(stored)
+            .map(|e| e.id.clone())
+            .collect();
         state.originals.truncate(stored);
         state.originals.resize(stored, JsValue::UNDEFINED);
         for id in ids {

@@ -65,8 +65,11 @@ impl StoredMemo {
 
     /// Reads a memo line; `INVALID_INPUT` naming the field for anything else.
     pub fn read(line: &str) -> Result<StoredMemo> {
-        let bad = |field: &str, what: &str| Error::invalid_input(format!("memo.{field}"), what.to_string());
-        let v: Value = serde_json::from_str(line).map_err(|e| bad("line", &format!("not JSON: {e}")))?;
+        let bad = |field: &str, what: &str| {
+            Error::invalid_input(format!("memo.{field}"), what.to_string())
+        };
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| bad("line", &format!("not JSON: {e}")))?;
         if v.get("type").and_then(Value::as_str) != Some("memo") {
             return Err(bad("type", "a compactor's log holds memo lines"));
         }
@@ -142,8 +145,14 @@ mod tests {
     #[test]
     fn a_stored_memo_reads_back_and_its_digest_follows_the_content() {
         use crate::core::message::Role;
-        let a = [Message::text(Role::User, "a"), Message::text(Role::Assistant, "b")];
-        let b = [Message::text(Role::User, "a"), Message::text(Role::Assistant, "c")];
+        let a = [
+            Message::text(Role::User, "a"),
+            Message::text(Role::Assistant, "b"),
+        ];
+        let b = [
+            Message::text(Role::User, "a"),
+            Message::text(Role::Assistant, "c"),
+        ];
         assert_eq!(prefix_digest(&a), prefix_digest(&a.clone()));
         assert_ne!(prefix_digest(&a), prefix_digest(&b));
         assert_ne!(prefix_digest(&a[..1]), prefix_digest(&a));
@@ -154,7 +163,11 @@ mod tests {
             head: vec![serde_json::json!({"role": "user", "content": "summary"})],
         };
         assert_eq!(StoredMemo::read(&memo.to_line("m1")).ok(), Some(memo));
-        for bad in ["{}", "nope", r#"{"type":"memo","format":"x","replaced":-1,"digest":"0","head":[]}"#] {
+        for bad in [
+            "{}",
+            "nope",
+            r#"{"type":"memo","format":"x","replaced":-1,"digest":"0","head":[]}"#,
+        ] {
             assert!(StoredMemo::read(bad).is_err(), "{bad}");
         }
     }

@@ -603,9 +603,12 @@ impl Session {
 
     /// Records that the oldest `notes` notes were condensed into `summary`.
     pub fn compact_notes(&mut self, summary: String, notes: usize) -> String {
-        let through = notes
-            .checked_sub(1)
-            .and_then(|i| notes::live_notes(&self.log).notes.get(i).map(|(id, _)| id.to_string()));
+        let through = notes.checked_sub(1).and_then(|i| {
+            notes::live_notes(&self.log)
+                .notes
+                .get(i)
+                .map(|(id, _)| id.to_string())
+        });
         let id = self.next_id();
         self.push(
             id.clone(),

@@ -81,7 +81,11 @@ impl MemoryBlock {
         let live = live_notes(log);
         MemoryBlock {
             summary: live.summary.map(str::to_string),
-            notes: live.notes.iter().map(|(_, text)| text.to_string()).collect(),
+            notes: live
+                .notes
+                .iter()
+                .map(|(_, text)| text.to_string())
+                .collect(),
         }
     }
 

@@ -245,7 +245,11 @@ impl Session {
         }
         // The memory block: its latest summary and the notes it does not cover.
         let block = notes::live_notes(&self.log);
-        for id in block.compacted.into_iter().chain(block.notes.iter().map(|n| n.0)) {
+        for id in block
+            .compacted
+            .into_iter()
+            .chain(block.notes.iter().map(|n| n.0))
+        {
             carry.extend(self.position(id).filter(|&i| i < from));
         }
         // Prunes before the range that hide parts of messages the context still shows.
@@ -299,7 +303,11 @@ fn retarget_tails(pending: &mut Vec<Entry>, first_theirs: Option<&str>, report: 
             .any(|e| matches!(e.kind, EntryKind::Message(_)));
         if summarized_pending {
             drop.push(at);
-            if at > 0 && matches!(pending.get(at - 1).map(|e| &e.kind), Some(EntryKind::Prune(_)))
+            if at > 0
+                && matches!(
+                    pending.get(at - 1).map(|e| &e.kind),
+                    Some(EntryKind::Prune(_))
+                )
             {
                 drop.push(at - 1);
             }
