@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! A session log shared by several writers through a store (core::session::shared): the merge of
 //! other writers' entries by the commit rule, idempotent retries, and the live set that a load
 //! reads instead of the whole log. The store here is a vector with a version check, as every real
