@@ -18,6 +18,8 @@ const preamble = {
   storedHistory: 'declare const storedHistory: import("ai").ModelMessage[];',
   history: 'declare const history: import("ai").ModelMessage[];',
   store: 'declare const store: import("context-compaction").ConversationStore;',
+  conversationId: "declare const conversationId: string;",
+  entryId: "declare const entryId: string;",
 };
 
 test("docs/stores.md TypeScript blocks compile with tsc against the packed package", () => {

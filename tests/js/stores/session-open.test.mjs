@@ -191,3 +191,22 @@ for (const [name, open] of [
     });
   });
 }
+
+describe("a stored conversation's whole log", () => {
+  it("branches before the latest compaction, as docs/stores.md shows", async () => {
+    const store = memoryStore();
+    const s = await Session.open(store, "b1", options(quick));
+    for (let i = 0; i < 12; i++) s.append([user(long(i)), assistant(`answer ${i}`)]);
+    await s.commit();
+    await s.compact();
+    const reopened = await Session.open(store, "b1", options(quick));
+    const first = reopened.entries()[0].id;
+    const log = await store.read("b1", 0);
+    const whole = Session.fromJSONL([log.header, ...log.lines].join("\n"), options(quick));
+    const firstOfAll = whole.entries()[0].id;
+    assert.notEqual(first, firstOfAll, "the opened session starts at the kept tail");
+    const branched = whole.branch(whole.entries()[3].id);
+    assert.deepEqual(texts(branched.render().messages), [long(0), "answer 0", long(1), "answer 1"]);
+    assert.throws(() => reopened.branch(firstOfAll), (e) => e.code === "INVALID_INPUT");
+  });
+});
