@@ -102,7 +102,7 @@ pub fn parse(value: &Value) -> Result<Options> {
             ));
         }
     }
-    let preset = match r.choice("preset", &PRESET_NAMES)? {
+    let preset = match r.string("preset")? {
         Some(name) => Some(Preset::parse(name)?),
         None => None,
     };
@@ -213,19 +213,6 @@ pub fn parse(value: &Value) -> Result<Options> {
     options.settings.validate()?;
     Ok(options)
 }
-
-const PRESET_NAMES: [&str; 10] = [
-    "pi",
-    "seed-000",
-    "codex",
-    "opencode",
-    "claude-code",
-    "langchain",
-    "anthropic-api",
-    "seed-001",
-    "seed-003",
-    "seed-004",
-];
 
 fn budget(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     if let Some(n) = r.count("reserveTokens", 0)? {
