@@ -366,7 +366,8 @@ fn empty_and_oversized_answers_are_rejected_and_can_be_retried() {
     let e = j.submit(r.id, " \n\t ").unwrap_err();
     assert_eq!(e.code, ErrorCode::SummaryEmpty);
     let replaced = chars4(&r.transcript);
-    let huge = "x".repeat(r.transcript.chars().count() + 10);
+    // Larger than what it replaces and than the budget it was asked for.
+    let huge = "x".repeat((r.transcript.chars().count() + 10).max(4 * r.max_tokens + 40));
     let e = j.submit(r.id, &huge).unwrap_err();
     assert_eq!(e.code, ErrorCode::NoProgress);
     assert!(
@@ -376,6 +377,17 @@ fn empty_and_oversized_answers_are_rejected_and_can_be_retried() {
     );
     assert!(e.message.contains(&replaced.to_string()), "{}", e.message);
     assert_eq!(j.progress(), (0, 1));
+    // Larger than a small piece but within the budget asked for: the compaction as a whole must
+    // shrink instead (a few short messages before a long split turn).
+    let mut j2 = job(&msgs, &p, &settings(), None, &chars4);
+    let r2 = j2.next().remove(0);
+    assert!(
+        replaced + 5 <= r2.max_tokens,
+        "{replaced} {}",
+        r2.max_tokens
+    );
+    let within = "y".repeat(4 * (replaced + 5));
+    j2.submit(r2.id, &within).unwrap();
     let e = j.submit(PieceId(77), "fine").unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidInput);
     j.submit(r.id, "fine").unwrap();

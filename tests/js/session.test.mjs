@@ -366,3 +366,16 @@ test("a failed background compaction changes nothing and is reported once by the
   const again = await s.prepare();
   assert.ok(again.backgroundError === undefined || again.backgroundError.code === "SUMMARIZER_FAILED");
 });
+
+test("a few short requests before a long split turn: the history summary may be longer than their text, the compaction still shrinks", async () => {
+  const summarize = async (r) =>
+    "Conversation summary (written by the summarizer, round 1). The user asked, in order:\n" +
+    r.messages.filter((m) => m.role === "user").map((m) => `- ${m.content}`).join("\n");
+  const s = new Session({ contextWindow: 6000, format: "ai-sdk", summarize });
+  for (let i = 0; i < 6; i++) s.append({ role: "user", content: `Tell me about x in detail (0.${i})` });
+  for (let i = 0; i < 6; i++) s.append({ role: "assistant", content: `Reply ${i}. ` + "Every detail here is scripted. ".repeat(150) });
+  const before = s.check().tokens;
+  const { tokens } = await s.prepare();
+  assert.ok(tokens < before / 2, `${before} → ${tokens}`);
+  assert.equal(s.check().shouldCompact, false);
+});

@@ -16,7 +16,8 @@
 //!
 //! Validation of an answer: empty or whitespace → `SUMMARY_EMPTY`; estimated tokens not smaller
 //! than those of what it replaces (the piece's transcript, without overlap messages, plus the
-//! `previous_summary` it was given) → `NO_PROGRESS`. A rejected answer leaves the piece
+//! `previous_summary` it was given) and, except for a rollup, more than the request's `max_tokens`
+//! → `NO_PROGRESS`. A rejected answer leaves the piece
 //! outstanding: it may be retried and submitted again. When a rollup still fails after its retries,
 //! [`SummaryJob::skip_rollup`] keeps the summary it was given, which `finish` cuts to its cap: a
 //! compaction never fails because its own summary grew.
@@ -158,7 +159,7 @@ struct Lane {
     indices: Vec<usize>,
     stage: Stage,
     /// The outstanding request, with the tokens its answer must stay below.
-    in_flight: Option<(PieceId, usize)>,
+    in_flight: Option<(PieceId, usize, usize)>,
     answer: Option<String>,
     rolled_up: bool,
 }
@@ -372,14 +373,16 @@ impl<'e> SummaryJob<'e> {
         let lane = [Some(&mut self.history), self.prefix.as_mut()]
             .into_iter()
             .flatten()
-            .find(|l| l.in_flight.is_some_and(|(id, _)| id == piece))
+            .find(|l| l.in_flight.is_some_and(|(id, _, _)| id == piece))
             .ok_or_else(|| {
                 Error::new(
                     ErrorCode::InvalidInput,
                     format!("piece {} is not outstanding in this summary job", piece.0),
                 )
             })?;
-        let limit = lane.in_flight.map_or(0, |(_, limit)| limit);
+        let (limit, asked) = lane
+            .in_flight
+            .map_or((0, 0), |(_, limit, asked)| (limit, asked));
         let what = match (lane.kind, lane.stage) {
             (_, Stage::Rollup) => "rollup",
             (LaneKind::Prefix, _) => "split-turn prefix summary",
@@ -393,7 +396,11 @@ impl<'e> SummaryJob<'e> {
             ));
         }
         let tokens = estimate(answer);
-        if tokens >= limit {
+        // An answer within the budget the request asked for passes even when its piece was
+        // smaller (a few short messages before a long split turn): the compaction as a whole must
+        // still shrink the context (`driver::check_progress`). A rollup must condense.
+        let rollup = lane.stage == Stage::Rollup;
+        if tokens >= limit && (rollup || tokens > asked) {
             return Err(Error::new(
                 ErrorCode::NoProgress,
                 format!(
@@ -423,7 +430,7 @@ impl<'e> SummaryJob<'e> {
     /// outstanding rollup.
     pub fn skip_rollup(&mut self, piece: PieceId) -> Result<()> {
         let lane = &mut self.history;
-        if lane.stage != Stage::Rollup || lane.in_flight.is_none_or(|(id, _)| id != piece) {
+        if lane.stage != Stage::Rollup || lane.in_flight.is_none_or(|(id, _, _)| id != piece) {
             return Err(Error::new(
                 ErrorCode::InvalidInput,
                 format!("piece {} is not an outstanding rollup", piece.0),
@@ -617,7 +624,7 @@ impl<'e> SummaryJob<'e> {
             LaneKind::History => &mut self.history,
             LaneKind::Prefix => self.prefix.as_mut()?,
         };
-        lane.in_flight = Some((request.id, replaced));
+        lane.in_flight = Some((request.id, replaced, max_tokens));
         Some(request)
     }
 }
