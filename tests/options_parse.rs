@@ -203,3 +203,42 @@ fn model_profile_auto_margin_and_self_calibration() {
         "selfCalibration"
     );
 }
+
+#[test]
+fn the_summary_budget_follows_reserve_tokens_as_seed_000_says() {
+    // Seed 000: maxTokens = 0.8 × reserveTokens; a split turn's prefix 0.4 ×.
+    for preset in [None, Some("pi"), Some("pi-plan")] {
+        let mut o = serde_json::json!({"contextWindow": 100_000, "reserveTokens": 4_000});
+        if let Some(p) = preset {
+            o["preset"] = p.into();
+        }
+        let s = context_compaction::core::options::parse(&o)
+            .unwrap()
+            .settings;
+        assert_eq!(s.plan.summary_tokens, 3_200, "{preset:?}");
+        if preset != Some("pi-plan") {
+            assert_eq!(s.plan.prefix_summary_tokens, 1_600, "{preset:?}");
+        }
+    }
+    // An explicit summaryTokens wins; a preset whose budget is not the reserve's keeps its own.
+    let o =
+        serde_json::json!({"contextWindow": 100_000, "reserveTokens": 4_000, "summaryTokens": 500});
+    assert_eq!(
+        context_compaction::core::options::parse(&o)
+            .unwrap()
+            .settings
+            .plan
+            .summary_tokens,
+        500
+    );
+    let o =
+        serde_json::json!({"contextWindow": 100_000, "reserveTokens": 4_000, "preset": "codex"});
+    assert_eq!(
+        context_compaction::core::options::parse(&o)
+            .unwrap()
+            .settings
+            .plan
+            .summary_tokens,
+        8_192
+    );
+}

@@ -216,6 +216,18 @@ pub fn parse(value: &Value) -> Result<Options> {
 
 fn budget(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     if let Some(n) = r.count("reserveTokens", 0)? {
+        // Seed 000: the summary budget is 0.8 × the reserve (a split turn's prefix 0.4 ×). Where
+        // the defaults tie them to the reserve, they follow it; `summaryTokens` still wins.
+        let old = s.budget.reserve_tokens;
+        if s.plan.summary_tokens == old * 4 / 5 && n >= 5 {
+            if s.rollup_tokens == s.plan.summary_tokens {
+                s.rollup_tokens = n * 4 / 5;
+            }
+            s.plan.summary_tokens = n * 4 / 5;
+        }
+        if s.plan.prefix_summary_tokens == old * 2 / 5 && n >= 5 {
+            s.plan.prefix_summary_tokens = n * 2 / 5;
+        }
         s.budget.reserve_tokens = n;
     }
     match r.value("safetyMargin").and_then(Value::as_str) {
