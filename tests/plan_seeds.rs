@@ -450,3 +450,28 @@ fn a_prefix_no_larger_than_its_summary_budget_stays_verbatim() {
     .unwrap();
     assert_eq!(p.turn_prefix, Some(4..5));
 }
+
+#[test]
+fn the_token_budget_deducts_earlier_summaries_first() {
+    // Seed 002: "Separate synthetic events (their token cost is deducted from the budget first)".
+    let m = history("s u a u a u a u a");
+    let mut tokens = ones(9);
+    tokens[0] = 4;
+    let mut o = options(
+        Strategy::TokenBudget { max: 6 },
+        TurnBoundary::Snap,
+        Direction::Forward,
+    );
+    o.summarize = false;
+    let p = plan(&m, &tokens, &o).unwrap();
+    // 6 − 4 for the summary leaves 2: the last turn.
+    assert_eq!(p.indices(D::Keep), vec![7, 8]);
+    assert_eq!(p.indices(D::Pinned), vec![0]);
+    let kept: usize = p
+        .indices(D::Keep)
+        .iter()
+        .chain(&p.indices(D::Pinned))
+        .map(|&i| tokens[i])
+        .sum();
+    assert!(kept <= 6, "{kept}");
+}

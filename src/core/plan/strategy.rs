@@ -66,13 +66,30 @@ pub fn initial_cut(
                 ),
             }
         }
-        Strategy::TokenBudget { max } => match fit_back(tokens, floor, max) {
+        // Seed 002: the synthetic events' cost (earlier summaries before the tail) is deducted
+        // from the budget first.
+        Strategy::TokenBudget { max } => match fit_back(
+            tokens,
+            floor,
+            max.saturating_sub(synthetic(messages, tokens, floor)),
+        ) {
             // Everything after the boundary is within the budget: nothing to remove.
             j if j == floor => floor,
             j => select(&candidates, j, Direction::Forward, false).unwrap_or(len),
         },
         Strategy::RecentUserMessages { .. } => return None,
     })
+}
+
+/// Tokens of the earlier summaries before `floor`.
+fn synthetic(messages: &[Message], tokens: &[usize], floor: usize) -> usize {
+    messages
+        .iter()
+        .zip(tokens)
+        .take(floor)
+        .filter(|(m, _)| m.summary)
+        .map(|(_, t)| *t)
+        .sum()
 }
 
 /// Codex mode: which user messages after the tail floor are kept, newest first until `max_tokens`
