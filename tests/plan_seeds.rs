@@ -170,18 +170,22 @@ fn seed_002_turn_window_and_token_budget() {
     )
     .unwrap();
     assert!(p.is_noop());
-    // Token budget: the longest suffix within 3 tokens is [a u a]; leading non-user messages drop.
-    let p = plan(
-        &m,
-        &ones(10),
-        &options(
-            Strategy::TokenBudget { max: 3 },
-            TurnBoundary::Snap,
-            Direction::Forward,
-        ),
-    )
-    .unwrap();
+    // Token budget (seed 002's, without a model call): the longest suffix within 3 tokens is
+    // [a u a]; leading non-user messages drop.
+    let mut o = options(
+        Strategy::TokenBudget { max: 3 },
+        TurnBoundary::Snap,
+        Direction::Forward,
+    );
+    o.summarize = false;
+    let p = plan(&m, &ones(10), &o).unwrap();
     assert_eq!(p.indices(D::Keep), vec![8, 9]);
+    // Summarizing, the new summary's budget comes off the token budget first: with 2 of 3 tokens
+    // for the summary, the last message alone would fit, and a kept tail starts at a user message.
+    o.summarize = true;
+    o.summary_tokens = 2;
+    let p = plan(&m, &ones(10), &o).unwrap();
+    assert!(p.indices(D::Keep).len() < 2, "{:?}", p.indices(D::Keep));
     // Without a model call, what is removed is dropped and earlier summaries are preserved first.
     let m = history("s u a u a u a");
     let mut o = options(

@@ -176,6 +176,13 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
             planner.assign_mask(&keep)
         }
         other => {
+            let reserved = strategy::reserved_for_summaries(
+                messages,
+                input.tokens,
+                layout.tail_floor,
+                options.summarize,
+                options.summary_tokens,
+            );
             let cut = strategy::initial_cut(
                 other,
                 messages,
@@ -183,6 +190,7 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
                 &layout,
                 options.boundary,
                 options.direction,
+                reserved,
             )
             .unwrap_or(layout.tail_floor);
             let cut = keep_small_prefix(cut, &layout, input.tokens, options);

@@ -27,6 +27,8 @@ pub enum Strategy {
 
 /// Where the kept tail starts for a contiguous strategy; `len` keeps nothing. `None` for
 /// [`Strategy::RecentUserMessages`], which keeps a set instead (see [`recent_user_messages`]).
+/// `reserved` tokens of the token budget go to the summaries placed before the tail (see
+/// [`reserved_for_summaries`]).
 pub fn initial_cut(
     strategy: &Strategy,
     messages: &[Message],
@@ -34,6 +36,7 @@ pub fn initial_cut(
     layout: &Layout,
     boundary: TurnBoundary,
     direction: Direction,
+    reserved: usize,
 ) -> Option<usize> {
     let len = messages.len();
     let floor = layout.tail_floor;
@@ -66,23 +69,31 @@ pub fn initial_cut(
                 ),
             }
         }
-        // Seed 002: the synthetic events' cost (earlier summaries before the tail) is deducted
-        // from the budget first.
-        Strategy::TokenBudget { max } => match fit_back(
-            tokens,
-            floor,
-            max.saturating_sub(synthetic(messages, tokens, floor)),
-        ) {
-            // Everything after the boundary is within the budget: nothing to remove.
-            j if j == floor => floor,
-            j => select(&candidates, j, Direction::Forward, false).unwrap_or(len),
-        },
+        // Seed 002: the synthetic events' cost is deducted from the budget first (`reserved`).
+        Strategy::TokenBudget { max } => {
+            match fit_back(tokens, floor, max.saturating_sub(reserved)) {
+                // Everything after the boundary is within the budget: nothing to remove.
+                j if j == floor => floor,
+                j => select(&candidates, j, Direction::Forward, false).unwrap_or(len),
+            }
+        }
         Strategy::RecentUserMessages { .. } => return None,
     })
 }
 
-/// Tokens of the earlier summaries before `floor`.
-fn synthetic(messages: &[Message], tokens: &[usize], floor: usize) -> usize {
+/// What the summaries before the kept tail will cost: the new summary's budget when the plan
+/// summarizes (it folds the earlier ones in), else the earlier summaries before `floor`, which
+/// stay (seed 002's synthetic events).
+pub fn reserved_for_summaries(
+    messages: &[Message],
+    tokens: &[usize],
+    floor: usize,
+    summarize: bool,
+    summary_tokens: usize,
+) -> usize {
+    if summarize {
+        return summary_tokens;
+    }
     messages
         .iter()
         .zip(tokens)
