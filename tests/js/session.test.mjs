@@ -379,3 +379,32 @@ test("a few short requests before a long split turn: the history summary may be 
   assert.ok(tokens < before / 2, `${before} → ${tokens}`);
   assert.equal(s.check().shouldCompact, false);
 });
+
+test("codex: the Session renders what the Compactor returns (recent user messages kept from the summarized part), also after a reload", async () => {
+  const h = [];
+  for (let i = 0; i < 24; i++) {
+    h.push({ role: "user", content: `request ${i} ` + "word ".repeat(200) });
+    h.push({ role: "assistant", content: `answer ${i} ` + "text ".repeat(600) });
+  }
+  const options = { contextWindow: 40_000, preset: "codex", format: "ai-sdk", summarize: async (r) => `SUMMARY of ${r.messages.length}` };
+  const { Compactor, memoryStore } = await import("context-compaction");
+  const expected = (await new Compactor(options).compact(h)).messages;
+  const s = new Session(options);
+  s.append(h);
+  const result = await s.compact();
+  assert.ok(result.tokensAfter < result.tokensBefore / 2);
+  const contents = (messages) => messages.map((m) => m.content);
+  assert.deepEqual(contents(s.render().messages), contents(expected));
+  assert.equal(s.check().tokens, result.tokensAfter);
+  assert.deepEqual(contents(Session.fromJSONL(s.toJSONL(), options).render().messages), contents(expected));
+  // Kept in a store, a fresh open reads the same context.
+  const store = memoryStore();
+  const a = await Session.open(store, "codex", options);
+  a.append(h);
+  await a.compact();
+  const b = await Session.open(store, "codex", options);
+  assert.deepEqual(contents(b.render().messages), contents(expected));
+  // A message appended after the compaction follows the kept ones.
+  s.append({ role: "user", content: "next" });
+  assert.deepEqual(contents(s.render().messages), [...contents(expected), "next"]);
+});

@@ -142,10 +142,24 @@ pub fn entries_for(
     let with = |d: Disposition| -> Vec<String> {
         plan.indices(d).into_iter().filter_map(entry_id).collect()
     };
-    let first_kept = plan
+    // The kept tail is the run of kept messages that reaches the end of the snapshot. Kept
+    // messages before it (Codex keeps recent user messages from the summarized part) are logged
+    // as pinned: shown right after the summary, in order, as the Compactor returns them.
+    let len = plan.dispositions.len();
+    let tail_start = plan
         .dispositions
         .iter()
-        .position(|d| *d == Disposition::Keep)
+        .rposition(|d| *d != Disposition::Keep)
+        .map_or(0, |i| i + 1);
+    let pinned: Vec<String> = plan
+        .dispositions
+        .iter()
+        .enumerate()
+        .filter(|&(i, d)| *d == Disposition::Pinned || (*d == Disposition::Keep && i < tail_start))
+        .filter_map(|(i, _)| entry_id(i))
+        .collect();
+    let first_kept = (tail_start < len)
+        .then_some(tail_start)
         .and_then(entry_id)
         .or_else(|| {
             // Nothing of the snapshot is kept: the first message appended since.
@@ -199,7 +213,7 @@ pub fn entries_for(
         summary,
         first_kept_entry_id: first_kept,
         system_entry_ids: with(Disposition::System),
-        pinned_entry_ids: with(Disposition::Pinned),
+        pinned_entry_ids: pinned,
         tokens_before: snapshot.total,
         tokens_after: outcome.tokens_after,
         round: outcome.round,
