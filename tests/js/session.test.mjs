@@ -408,3 +408,29 @@ test("codex: the Session renders what the Compactor returns (recent user message
   s.append({ role: "user", content: "next" });
   assert.deepEqual(contents(s.render().messages), [...contents(expected), "next"]);
 });
+
+test("seed 002's recursive strategy feeds the prior summary back as === PRIOR SUMMARY === context", async () => {
+  const prompts = [];
+  const s = new Session({
+    contextWindow: 8_000,
+    format: "ai-sdk",
+    strategy: { type: "recursive", keep: 4, overlap: 2 },
+    summarize: async (req) => {
+      prompts.push(req.prompt);
+      return `summary number ${prompts.length}`;
+    },
+  });
+  const turn = (i) => [{ role: "user", content: `question ${i} ${"about the code ".repeat(40)}` }, { role: "assistant", content: `answer ${i} ${"here is the change ".repeat(40)}` }];
+  for (let i = 0; i < 6; i++) s.append(turn(i));
+  await s.compact();
+  for (let i = 6; i < 10; i++) s.append(turn(i));
+  await s.compact();
+  assert.equal(prompts.length, 2);
+  assert.ok(!prompts[0].includes("=== PRIOR SUMMARY ==="));
+  assert.match(prompts[1], /=== PRIOR SUMMARY ===\nsummary number 1\n/);
+  // The summary is a synthetic turn: the shadow prompt, then the summary as the assistant's answer.
+  const [question, answer] = s.render().messages;
+  assert.equal(question.role, "user");
+  assert.equal(answer.role, "assistant");
+  assert.match(answer.content, /summary number 2/);
+});

@@ -313,9 +313,13 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
     if let Some(v) = r.value("strategy") {
         let (strategy, summarize) = strategy(v)?;
         if matches!(strategy, Strategy::Recursive { .. }) {
-            // Seed 002: the summary is a synthetic turn, a shadow prompt and the answer.
+            // Seed 002: the summary is a synthetic turn, a shadow prompt and the answer; a prior
+            // summary is fed back as "=== PRIOR SUMMARY ===" context.
             s.summary.role = Role::Assistant;
             s.summary.question = Some(SHADOW_PROMPT.into());
+            if s.templates.update == crate::core::summary::prompt::DEFAULT_UPDATE {
+                s.templates.update = crate::core::summary::prompt::RECURSIVE_UPDATE.into();
+            }
         }
         if matches!(
             strategy,

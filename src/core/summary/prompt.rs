@@ -79,6 +79,18 @@ pub const DEFAULT_UPDATE: &str = concat!(
     summary_sections!()
 );
 
+/// Seed 002's recursive strategy: the prior synthetic summary is fed back "as === PRIOR SUMMARY ===
+/// context", so each summary builds on its predecessors.
+pub const RECURSIVE_UPDATE: &str = concat!(
+    "Summarize the conversation so far, building on the prior summary (compaction round {round}).\n\n",
+    "=== PRIOR SUMMARY ===\n{previous_summary}\n\n",
+    "=== CONVERSATION ===\n{transcript}\n\n",
+    "Produce one summary that covers both: keep everything from the prior summary that still holds ",
+    "and add what the conversation changed.\n\n",
+    "Additional instructions from the user: {instructions}\n\n",
+    summary_sections!()
+);
+
 /// The default prompt for one chunk of a transcript too large for a single request.
 pub const DEFAULT_CHUNK: &str = concat!(
     "The transcript of this conversation is too long to read at once, so it is summarized in parts. ",
