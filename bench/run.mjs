@@ -1,20 +1,34 @@
 // `npm run bench`: per-turn cost of keeping a long agent history under the window, side by side
 // with recounting it with the JS tokenizers users would otherwise pick, in one run on the same
-// generated workloads. Writes docs/BENCHMARKS.md.
+// generated workloads, then the stores (bench/stores.mjs). Writes docs/BENCHMARKS.md.
+// BENCH_ONLY=stores runs the stores section alone and replaces only its part of the file (its
+// section and its rows of the Targets table); the peers need not be installed for it.
 import { readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { cpus, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Compactor, Session, countTokens } from "../js/node.mjs";
-import { countTokens as gptCount } from "gpt-tokenizer/encoding/o200k_base";
-import { Tokenizer } from "ai-tokenizer";
-import * as aiO200k from "ai-tokenizer/encoding/o200k_base";
-import { Tiktoken } from "js-tiktoken/lite";
-import jsO200k from "js-tiktoken/ranks/o200k_base";
 import { history, memoCounter, prng, step, textOf } from "./workload.mjs";
-import { peers } from "./peers.mjs";
-import { fixtureRows } from "./fixtures.mjs";
-import { tokenizerSection } from "./tokenizers.mjs";
+import { storeSection } from "./stores.mjs";
+
+const ONLY = process.env.BENCH_ONLY ?? "";
+if (!["", "stores"].includes(ONLY)) throw new Error(`BENCH_ONLY=${ONLY}: only "stores" is known`);
+const DOC = new URL("../docs/BENCHMARKS.md", import.meta.url);
+if (ONLY === "stores") {
+  writeFileSync(DOC, replaceStores(readFileSync(DOC, "utf8"), await storeSection()));
+  console.log("wrote the Stores section of docs/BENCHMARKS.md");
+  process.exit(0);
+}
+
+// The peers, loaded only for the full run (bench/node_modules, installed by scripts/bench.sh).
+const { countTokens: gptCount } = await import("gpt-tokenizer/encoding/o200k_base");
+const { Tokenizer } = await import("ai-tokenizer");
+const aiO200k = await import("ai-tokenizer/encoding/o200k_base");
+const { Tiktoken } = await import("js-tiktoken/lite");
+const { default: jsO200k } = await import("js-tiktoken/ranks/o200k_base");
+const { peers } = await import("./peers.mjs");
+const { fixtureRows } = await import("./fixtures.mjs");
+const { tokenizerSection } = await import("./tokenizers.mjs");
 
 const SIZES = [10_000, 100_000, 200_000, 1_000_000];
 const STEPS = Number(process.env.BENCH_STEPS ?? 30);
@@ -132,8 +146,10 @@ lines.push(...peerSection(rows));
 lines.push(...fixtureSection(fixtureRows()));
 const tokenizers = await tokenizerSection();
 lines.push(...tokenizers.lines);
-lines.splice(4, 0, ...targetSection(rows, tokenizers.targets));
-writeFileSync(new URL("../docs/BENCHMARKS.md", import.meta.url), `${lines.join("\n")}\n`);
+const stores = await storeSection();
+lines.push(...stores.lines);
+lines.splice(4, 0, ...targetSection(rows, tokenizers.targets, stores.targets));
+writeFileSync(DOC, `${lines.join("\n")}\n`);
 
 /** The section against pi, LangChain and the AI SDK: one table per job, a ratio per size. */
 function peerSection(rows) {
@@ -204,7 +220,7 @@ function fixtureSection(fixtures) {
 }
 
 /** Issue 12's targets, each with the figure of this run that decides it. */
-function targetSection(rows, tokenizerTargets) {
+function targetSection(rows, tokenizerTargets, storeTargets) {
   const big = rows.find((r) => r.size === 1_000_000);
   const p = big.peers;
   const best = fastestRecount(big);
@@ -223,9 +239,42 @@ function targetSection(rows, tokenizerTargets) {
     ["stateless `trimMessages` at 1M tokens", "the same, with nothing kept between calls", `${ratio(p.ccTrim, p.lcTrimQuarter)}× and ${ratio(p.ccTrimExact, p.lcTrimExact)}× (format detected: ${ratio(p.ccTrimDetect, p.lcTrimQuarter)}×); ${p.ccTrimOrphans} orphans`, p.lcTrimQuarter.median / p.ccTrim.median >= 100 && p.ccTrimExact.median < p.lcTrimExact.median && p.ccTrimOrphans === 0],
     ["core `.wasm`, gzip", "≤ 100 KiB without exact counting (a second module for it)", `${(core / 1024).toFixed(0)} KiB, one module with exact counting`, core <= 100 * 1024],
     ...ranks.map(([e, ours, theirs]) => [`rank data shipped, ${e}, gzip`, "no larger than gpt-tokenizer's", `${(ours / 1024).toFixed(0)} vs ${(theirs / 1024).toFixed(0)} KiB`, ours <= theirs]),
+    ...storeTargets,
   ];
   const out = ["## Targets (issue 12)", "", "Each figure is from this run.", "", "| measure | target | this run | met |", "|---|---|---|---|"];
-  for (const [measure, target, figure, met] of t) out.push(`| ${measure} | ${target} | ${figure} | ${met ? "yes" : "**no**"} |`);
+  for (const row of t) out.push(targetRow(row));
   out.push("");
   return out;
+}
+
+function targetRow([measure, target, figure, met]) {
+  return `| ${measure} | ${target} | ${figure} | ${met ? "yes" : "**no**"} |`;
+}
+
+/**
+ * BENCHMARKS.md with a new stores section: the "## Stores" section replaced (or added at the end)
+ * and the Targets table's "stores: " rows replaced (or added at its end).
+ */
+function replaceStores(doc, stores) {
+  const lines = doc.replace(/\n+$/, "").split("\n");
+  const start = lines.indexOf("## Stores");
+  if (start !== -1) {
+    const next = lines.findIndex((l, i) => i > start && l.startsWith("## "));
+    lines.splice(start, (next === -1 ? lines.length : next) - start);
+  }
+  while (lines.length > 0 && lines.at(-1) === "") lines.pop();
+  lines.push("", ...stores.lines);
+  const head = lines.findIndex((l) => l.startsWith("## Targets"));
+  if (head === -1) throw new Error("docs/BENCHMARKS.md has no Targets section: run the whole benchmark");
+  const kept = [];
+  let end = -1;
+  for (let i = head + 1; i < lines.length && !lines[i].startsWith("## "); i++) {
+    if (lines[i].startsWith("| stores: ")) continue;
+    kept.push(lines[i]);
+    if (lines[i].startsWith("|")) end = kept.length;
+  }
+  kept.splice(end, 0, ...stores.targets.map(targetRow));
+  lines.splice(head + 1, lines.findIndex((l, i) => i > head && l.startsWith("## ")) - head - 1, ...kept);
+  while (lines.at(-1) === "") lines.pop();
+  return `${lines.join("\n")}\n`;
 }

@@ -252,9 +252,12 @@ export function installStoredSession(Session, CompactionError) {
             );
           }
           if (lease.waited) {
-            // Another process compacted meanwhile: compact again only if it is still due.
+            // Another process may have compacted meanwhile: compact again only if it is still due.
+            // Past the background threshold counts as due: a compaction would have brought the
+            // context under it, so the lease was left by a process that died (or did no good).
             await session.sync();
-            if (!session.check().shouldCompact && !options?.force) {
+            const due = session.check();
+            if (!due.shouldCompact && !due.background && !options?.force) {
               await shared.store.releaseLease(shared.conversationId, shared.holder).catch(() => {});
               const tokens = session.check().tokens;
               const warnings = ["another process compacted this conversation; it is under the trigger now"];
