@@ -53,8 +53,22 @@ function perConversation(config, options, single) {
   };
 }
 
-export function makeCompactionMiddleware(Compactor, isContextOverflowError) {
+export function makeCompactionMiddleware(Compactor, isContextOverflowError, CompactionError) {
+  const checkOptions = (options) => {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new CompactionError("the middleware's options must be an object: { recoverOverflow? }", "INVALID_OPTIONS", "options");
+    }
+    for (const key of Object.keys(options)) {
+      if (key !== "recoverOverflow") {
+        throw new CompactionError(`unknown middleware option "${key}" (the one option is recoverOverflow)`, "INVALID_OPTIONS", key);
+      }
+    }
+    if (options.recoverOverflow !== undefined && typeof options.recoverOverflow !== "boolean") {
+      throw new CompactionError("recoverOverflow must be a boolean", "INVALID_OPTIONS", "recoverOverflow");
+    }
+  };
   return function compactionMiddleware(compactor, options = {}) {
+    checkOptions(options);
     if (!(compactor instanceof Compactor) && typeof compactor?.conversationId === "function") {
       return perConversation(compactor, options, compactionMiddleware);
     }

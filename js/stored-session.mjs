@@ -141,6 +141,9 @@ export function installStoredSession(Session, CompactionError) {
       const report = await pull(session, shared);
       result.merged += report.merged;
       result.dropped.push(...report.dropped);
+      // Under contention the writer that just won tends to win again: after a few lost races,
+      // wait a random moment (growing, at most 50 ms) so that the others get their turn.
+      if (attempt >= 2) await sleep(Math.random() * Math.min(50, 2 ** attempt));
     }
     throw new CompactionError(
       `the conversation kept changing: ${ATTEMPTS} appends in a row lost the race; commit again`,

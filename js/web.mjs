@@ -39,7 +39,7 @@ export const {
 installStoredSession(Session, CompactionError);
 
 /** The AI SDK middleware that compacts every call's prompt (see the types). */
-export const compactionMiddleware = makeCompactionMiddleware(Compactor, isContextOverflowError);
+export const compactionMiddleware = makeCompactionMiddleware(Compactor, isContextOverflowError, CompactionError);
 
 let ready;
 

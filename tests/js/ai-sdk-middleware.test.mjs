@@ -302,3 +302,11 @@ test("binary content: Uint8Array, ArrayBuffer and URL images and files are price
   assert.equal(pruned[2].content[0].providerOptions.raw.bytes, PNG, "the changed message's binary field is the caller's");
   assert.equal(pruned[3], withTool[3], "the untouched message is the caller's object");
 });
+
+test("middleware options: a misspelt or mistyped option is INVALID_OPTIONS naming it", () => {
+  const base = { contextWindow: 10_000, summarize: "extractive" };
+  assert.throws(() => compactionMiddleware(base, { recoverOverfow: false }), (e) => e.code === "INVALID_OPTIONS" && e.path === "recoverOverfow");
+  assert.throws(() => compactionMiddleware(base, { recoverOverflow: "no" }), (e) => e.code === "INVALID_OPTIONS" && e.path === "recoverOverflow");
+  assert.throws(() => compactionMiddleware(base, null), (e) => e.code === "INVALID_OPTIONS");
+  assert.equal(compactionMiddleware(base, { recoverOverflow: false }).specificationVersion, "v3");
+});
