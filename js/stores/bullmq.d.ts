@@ -101,7 +101,8 @@ export interface CompactionQueue<M extends object = object> {
   startWorkers(options?: { concurrency?: number }): Worker;
   /**
    * For a chat request: commits the session, then, over the trigger (`check().shouldCompact`),
-   * waits for the compaction (enqueuing one if none is pending) and syncs; past the background
+   * waits for the compaction (enqueuing one if none is pending) and syncs, once more if a
+   * compaction already under way left it over the trigger (all within `timeoutMs`); past the background
    * threshold only, enqueues one if none is pending and goes on without waiting. Returns the
    * session's `render()`.
    */

@@ -164,13 +164,20 @@ export function compactionQueue(options) {
     let timedOut = false;
     let enqueued = false;
     if (check.shouldCompact) {
-      // Over the trigger: this request waits for the compaction (asking for one if none is pending).
-      if (!(await isCompacting(id))) {
-        await enqueue(id);
-        enqueued = true;
+      // Over the trigger: this request waits for the compaction (asking for one if none is
+      // pending). A compaction already running when it came may have covered an older state of
+      // the conversation: if it is still over the trigger, it asks once more and waits again.
+      const deadline = Date.now() + timeoutMs;
+      for (let round = 0; round < 2 && !timedOut && session.check().shouldCompact; round++) {
+        if (!(await isCompacting(id))) {
+          await enqueue(id);
+          enqueued = true;
+        }
+        const w = await waitForCompaction(id, { timeoutMs: Math.max(1, deadline - Date.now()) });
+        waited ||= w.waited;
+        timedOut = w.timedOut;
+        await session.sync();
       }
-      ({ waited, timedOut } = await waitForCompaction(id, { timeoutMs }));
-      await session.sync();
     } else if (check.background && !(await isCompacting(id))) {
       // Past the background threshold: ask for a compaction and go on.
       await enqueue(id);
