@@ -40,12 +40,17 @@ export function guard(wasm, CompactionError, onReset) {
     return error;
   }
 
+  // Methods whose answer is a promise: a failure in the call itself rejects it too.
+  const ASYNC = new Set(["compact", "maybeCompact", "prepare"]);
+
   function wrap(f) {
+    const promised = ASYNC.has(f.name);
     return function guarded(...args) {
       let result;
       try {
         result = f.apply(this, args);
       } catch (error) {
+        if (promised) return Promise.reject(convert(error));
         throw convert(error);
       }
       if (result instanceof Promise) {

@@ -90,6 +90,20 @@ fn plan_json(plan: &Plan, prepared: &Prepared) -> Value {
     })
 }
 
+impl Compactor {
+    /// The call's options checked and its messages copied and converted now, in the call itself:
+    /// bad input becomes the promise's rejection, and a failure of the instance (out of memory)
+    /// happens where the trap guard of the JS entry sees it, never later inside the promise.
+    fn converted(&self, messages: &JsValue, options: &JsValue) -> Result<JsValue, JsValue> {
+        check_call(options)?;
+        let copy = snapshot(messages)?;
+        if js_sys::Array::is_array(&copy) {
+            self.inner.resolve(&copy)?;
+        }
+        Ok(copy)
+    }
+}
+
 #[wasm_bindgen]
 impl Compactor {
     /// Validates the options up front (`INVALID_OPTIONS` naming the key).
@@ -213,7 +227,7 @@ impl Compactor {
     /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a
     /// `CompactionError` leaving the input untouched. `options`: `{ instructions?, signal?, force? }`.
     pub fn compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
-        let snapshot = check_call(&options).and_then(|()| snapshot(&messages));
+        let snapshot = self.converted(&messages, &options);
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             super::compact::compact(inner, snapshot?, options, false).await
@@ -225,7 +239,7 @@ impl Compactor {
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
-        let snapshot = check_call(&options).and_then(|()| snapshot(&messages));
+        let snapshot = self.converted(&messages, &options);
         wasm_bindgen_futures::future_to_promise(async move {
             let result = super::compact::compact(inner, snapshot?, options, true).await?;
             let changed = |key: &str| {
