@@ -8,34 +8,16 @@
 // The build turns this file into CommonJS for the Node entry (`pkg/node/stored-compactor.cjs`).
 
 const STORE_KEYS = ["store", "conversationId", "leaseMs", "compactionWaitMs", "holder"];
-const POLL_MS = 100;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function randomTag() {
-  const bytes = new Uint8Array(6);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyz0123456789"[b % 36]).join("");
-}
+import { checkStoreOptions, randomTag, takeLease as leaseOf } from "./store-calls.mjs";
 
 export function withStoredCompactor(Compactor, CompactionError) {
   const storeError = (what, error) =>
     new CompactionError(`the store failed to ${what}: ${error?.message ?? error}`, "STORE_FAILED", undefined, error);
 
   function check(options) {
-    const { store, conversationId } = options;
-    for (const m of ["load", "append", "read", "acquireLease", "releaseLease", "leaseHolder"]) {
-      if (!store || typeof store[m] !== "function") {
-        throw new CompactionError(`the store must have a ${m}() method (see the store contract)`, "INVALID_OPTIONS", `store.${m}`);
-      }
-    }
-    if (typeof conversationId !== "string" || conversationId === "") {
+    checkStoreOptions(options.store, options, CompactionError);
+    if (typeof options.conversationId !== "string" || options.conversationId === "") {
       throw new CompactionError("a Compactor with a store needs a conversationId (a non-empty string)", "INVALID_OPTIONS", "conversationId");
-    }
-    for (const key of ["leaseMs", "compactionWaitMs"]) {
-      const v = options[key];
-      if (v !== undefined && !(Number.isFinite(v) && v > 0 && v <= 2 ** 31 - 1)) {
-        throw new CompactionError(`${key} must be a positive number of milliseconds`, "INVALID_OPTIONS", key);
-      }
     }
   }
 
@@ -102,16 +84,7 @@ export function withStoredCompactor(Compactor, CompactionError) {
       throw new CompactionError("the compactor's records kept changing; this compaction was not saved", "CONFLICT");
     }
 
-    async function takeLease() {
-      const deadline = Date.now() + shared.waitMs;
-      let waited = false;
-      for (;;) {
-        if (await shared.store.acquireLease(shared.id, shared.holder, shared.leaseMs)) return { held: true, waited };
-        if (Date.now() >= deadline) return { held: false, waited: true };
-        waited = true;
-        await sleep(POLL_MS);
-      }
-    }
+    const takeLease = () => leaseOf(shared.store, shared.id, shared.holder, shared.leaseMs, shared.waitMs);
 
     const maybeCompact = compactor.maybeCompact;
     Object.defineProperties(compactor, {

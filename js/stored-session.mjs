@@ -8,17 +8,10 @@
 
 const LEASE_MS = 5 * 60_000;
 const WAIT_MS = 60_000;
-const POLL_MS = 100;
 const ATTEMPTS = 50;
 const STORE_KEYS = ["leaseMs", "compactionWaitMs", "holder"];
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function randomTag() {
-  const bytes = new Uint8Array(6);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyz0123456789"[b % 36]).join("");
-}
+import { checkStoreOptions, randomTag, sleep, takeLease as leaseOf } from "./store-calls.mjs";
 
 export function installStoredSession(Session, CompactionError) {
   const storeError = (what, error) =>
@@ -27,27 +20,12 @@ export function installStoredSession(Session, CompactionError) {
       : new CompactionError(`the store failed to ${what}: ${error?.message ?? error}`, "STORE_FAILED", undefined, error);
 
   function checkArguments(store, conversationId, options) {
-    const methods = ["load", "append", "read", "acquireLease", "releaseLease", "leaseHolder"];
-    for (const m of methods) {
-      if (!store || typeof store[m] !== "function") {
-        throw new CompactionError(`the store must have a ${m}() method (see the store contract)`, "INVALID_OPTIONS", `store.${m}`);
-      }
-    }
-    if (typeof conversationId !== "string" || conversationId === "") {
-      throw new CompactionError("the conversation id must be a non-empty string", "INVALID_INPUT", "conversationId");
-    }
     if (options !== undefined && (options === null || typeof options !== "object")) {
       throw new CompactionError("options must be an object", "INVALID_OPTIONS", "options");
     }
-    const o = options ?? {};
-    for (const key of ["leaseMs", "compactionWaitMs"]) {
-      const v = o[key];
-      if (v !== undefined && !(Number.isFinite(v) && v > 0 && v <= 2 ** 31 - 1)) {
-        throw new CompactionError(`${key} must be a positive number of milliseconds`, "INVALID_OPTIONS", key);
-      }
-    }
-    if (o.holder !== undefined && (typeof o.holder !== "string" || o.holder === "")) {
-      throw new CompactionError("holder must be a non-empty string", "INVALID_OPTIONS", "holder");
+    checkStoreOptions(store, options, CompactionError);
+    if (typeof conversationId !== "string" || conversationId === "") {
+      throw new CompactionError("the conversation id must be a non-empty string", "INVALID_INPUT", "conversationId");
     }
   }
 
@@ -178,20 +156,10 @@ export function installStoredSession(Session, CompactionError) {
   // Takes the lease, waiting up to `waitMs` while another process holds it. Returns whether this
   // session holds it, and whether it had to wait (another process compacted meanwhile).
   async function takeLease(shared, waitMs) {
-    const { store, conversationId, holder, leaseMs } = shared;
-    const deadline = Date.now() + waitMs;
-    let waited = false;
-    for (;;) {
-      let got;
-      try {
-        got = await store.acquireLease(conversationId, holder, leaseMs);
-      } catch (error) {
-        throw storeError("take the compaction lease", error);
-      }
-      if (got) return { held: true, waited };
-      if (Date.now() >= deadline) return { held: false, waited: true };
-      waited = true;
-      await sleep(POLL_MS);
+    try {
+      return await leaseOf(shared.store, shared.conversationId, shared.holder, shared.leaseMs, waitMs);
+    } catch (error) {
+      throw storeError("take the compaction lease", error);
     }
   }
 
@@ -283,7 +251,7 @@ export function installStoredSession(Session, CompactionError) {
             if (holder !== null && holder !== shared.holder) {
               // Another process is compacting: wait for it (up to compactionWaitMs), then see.
               const deadline = Date.now() + shared.waitMs;
-              while ((await session.compactionHolder()) !== null && Date.now() < deadline) await sleep(POLL_MS);
+              while ((await session.compactionHolder()) !== null && Date.now() < deadline) await sleep(100);
               await session.sync();
               check = session.check();
             }

@@ -14,10 +14,12 @@ mod common;
 
 use std::path::PathBuf;
 
+#[path = "common/session_config.rs"]
+mod session_config;
+
 use context_compaction::core::error::Result;
 use context_compaction::core::estimate::{Counter, Estimator};
 use context_compaction::core::message::{Message, Part};
-use context_compaction::core::options::parse;
 use context_compaction::core::prepare::{prepare, History};
 use context_compaction::core::session::{Config, EntryKind, Outcome, Session};
 use context_compaction::core::validate::{validate, ViolationKind};
@@ -25,6 +27,7 @@ use context_compaction::formats::session::ImportedSession;
 use context_compaction::formats::session_log::session_from_imported;
 use context_compaction::formats::{claude_code, pi_session, Format};
 use serde_json::{json, Value};
+use session_config::session_config;
 
 fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
     let mut out = Vec::new();
@@ -60,14 +63,9 @@ fn fixtures() -> Vec<(PathBuf, ImportedSession)> {
 }
 
 fn config(window: usize) -> Config {
-    let options = parse(&json!({"contextWindow": window, "reserveTokens": window / 8, "keepRecentTokens": window / 5})).unwrap();
-    Config {
-        settings: options.settings,
-        estimator: Estimator::new(Counter::Heuristic),
-        background_tokens: None,
-        calibration: Default::default(),
-        self_calibration: true,
-    }
+    session_config(
+        &json!({"contextWindow": window, "reserveTokens": window / 8, "keepRecentTokens": window / 5}),
+    )
 }
 
 fn violations(messages: &[&Message]) -> Vec<ViolationKind> {

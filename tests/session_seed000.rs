@@ -9,25 +9,20 @@
     clippy::panic
 )]
 
+#[path = "common/session_config.rs"]
+mod session_config;
+
 use context_compaction::core::error::ErrorCode;
-use context_compaction::core::estimate::{Counter, Estimator};
 use context_compaction::core::message::{Message, Part};
-use context_compaction::core::options::parse;
 use context_compaction::core::plan::{plan, Plan, PlanInput, PlanOptions, Strategy};
 use context_compaction::core::session::{Config, Outcome, Session, Snapshot};
 use context_compaction::core::summary::Recognizer;
 use context_compaction::formats::pi::import_message;
 use serde_json::{json, Value};
+use session_config::session_config;
 
 fn config() -> Config {
-    let options = parse(&json!({"contextWindow": 100_000})).unwrap();
-    Config {
-        settings: options.settings,
-        estimator: Estimator::new(Counter::Heuristic),
-        background_tokens: None,
-        calibration: Default::default(),
-        self_calibration: true,
-    }
+    session_config(&json!({"contextWindow": 100_000}))
 }
 
 /// pi messages from seed 000's notation: `u4` user, `a4` assistant (one call per `t4` right after

@@ -10,26 +10,33 @@
     clippy::panic
 )]
 
+#[path = "common/session_config.rs"]
+mod session_config;
+
 use context_compaction::core::error::ErrorCode;
-use context_compaction::core::estimate::{Counter, Estimator, Usage};
+use context_compaction::core::estimate::Usage;
 use context_compaction::core::message::{Message, Part};
-use context_compaction::core::options::parse;
 use context_compaction::core::plan::{plan, PlanInput, PlanOptions, Strategy};
 use context_compaction::core::prune::{PruneAction, PruneKind};
 use context_compaction::core::session::{Config, LiveSet, Outcome, Session};
 use context_compaction::formats::ai_sdk::import_message;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use session_config::session_config;
 
 fn config() -> Config {
-    let options = parse(&json!({"contextWindow": 100_000})).unwrap();
-    Config {
-        settings: options.settings,
-        estimator: Estimator::new(Counter::Heuristic),
-        background_tokens: None,
-        calibration: Default::default(),
-        self_calibration: true,
+    session_config(&json!({"contextWindow": 100_000}))
+}
+
+/// Writer `a` with `n` messages stored, and writer `b` opened from the store after them.
+fn two_writers(store: &mut Store, n: usize) -> (Writer, Writer) {
+    let mut a = Writer::new("a");
+    for i in 0..n {
+        a.s.append(vec![user(&format!("m{i}"))]);
     }
+    a.commit(store);
+    let b = Writer::open(store, "b");
+    (a, b)
 }
 
 fn import(v: &Value, path: &str) -> context_compaction::core::error::Result<Message> {
@@ -238,12 +245,7 @@ fn two_writers_interleave_and_every_message_is_stored_once_in_order() {
 #[test]
 fn messages_appended_by_another_writer_during_a_compaction_stay_after_the_summary() {
     let mut store = Store::default();
-    let mut a = Writer::new("a");
-    for i in 0..10 {
-        a.s.append(vec![user(&format!("m{i}"))]);
-    }
-    a.commit(&mut store);
-    let mut b = Writer::open(&store, "b");
+    let (mut a, mut b) = two_writers(&mut store, 10);
     compact(&mut a.s, 3, "sum").unwrap();
     b.s.append(vec![user("b1")]);
     b.commit(&mut store);
@@ -261,12 +263,7 @@ fn messages_appended_by_another_writer_during_a_compaction_stay_after_the_summar
 #[test]
 fn of_two_compactions_the_later_commit_is_dropped_and_no_message_is_lost() {
     let mut store = Store::default();
-    let mut a = Writer::new("a");
-    for i in 0..10 {
-        a.s.append(vec![user(&format!("m{i}"))]);
-    }
-    a.commit(&mut store);
-    let mut b = Writer::open(&store, "b");
+    let (mut a, mut b) = two_writers(&mut store, 10);
     compact(&mut a.s, 3, "by-a").unwrap();
     compact(&mut b.s, 5, "by-b").unwrap();
     b.s.append(vec![user("after-b")]);
