@@ -4,7 +4,8 @@
 //   1. one chat turn at growing history: (a) `store.load` + `store.append` of the turn's lines;
 //      (b) `Session.open` + `append` + `commit` (the per-request path, parsing the live context);
 //      (c) `append` + `commit` on a session opened once;
-//   2. N writer processes appending to one conversation: turns/s, conflicts, commit latency.
+//   2. N writer processes appending to one conversation: turns/s, conflicts, commit latency;
+//   3. the BullMQ compaction queue's throughput (bench/queue.mjs), on the Redis server below.
 // PostgreSQL and Redis are the test servers of scripts/postgres.sh and scripts/redis.sh: used when
 // they answer, else started here and stopped at the end. Files go to tests/.tmp/bench-stores.
 import { execFileSync, spawn } from "node:child_process";
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { Session, countTokens, memoryStore } from "../js/node.mjs";
 import { history, prng, textOf } from "./workload.mjs";
 import { openStore, sessionOptions, turnMessages } from "./store-writer.mjs";
+import { queueSection } from "./queue.mjs";
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -322,9 +324,10 @@ export async function storeSection() {
         }
       }
     }
+    const queued = servers.redis.error ? null : await queueSection({ url: servers.redis.url, dir: TMP });
     await describeAndClean(servers);
     const machine = { before, after: machineNow(), seconds: (performance.now() - started) / 1000 };
-    return render(built, turns, contended, servers, machine);
+    return render(built, turns, contended, queued, servers, machine);
   } finally {
     for (const kind of ["postgres", "redis"]) if (servers[kind].started) runScript(kind, "stop");
     rmSync(TMP, { recursive: true, force: true });
@@ -332,7 +335,7 @@ export async function storeSection() {
 }
 
 /** The markdown and the Targets rows. */
-function render(built, turns, contended, servers, machine) {
+function render(built, turns, contended, queued, servers, machine) {
   const ms = built.milestones;
   const label = Object.fromEntries(STORES.map(([k, l]) => [k, l]));
   const present = STORES.map(([k]) => k).filter((k) => turns[k]);
@@ -361,6 +364,8 @@ function render(built, turns, contended, servers, machine) {
     for (const r of contended[s]) out.push(`| ${label[s]} | ${r.writers} | ${r.turnsPerSecond.toFixed(0)} | ${r.conflictsPerCommit.toFixed(2)} | ${r.mergedPerCommit.toFixed(1)} | ${fmt(r.latency.median)} | ${fmt(r.latency.p90)} | ${r.once ? "yes" : "**no**"}${r.retried ? ` (${r.retried} commits gave up after 50 races and were retried)` : ""} |`);
   }
   out.push("", `With a session opened once, a commit conflicts whenever another writer committed since its previous one: it reads their lines, merges them before its own, and appends again. The writers run flat out, ${WRITERS.at(-1)} processes on ${cpus().length} cores, so the tails include waiting for a CPU; a SQLite writer that finds the file locked also sleeps in SQLite's busy handler (steps of up to 100 ms) before it tries again.`, "");
+  if (queued) out.push(...queued.lines);
+  else out.push("The compaction queue (BullMQ) was not measured: it needs the Redis server.", "");
   for (const [k, server] of Object.entries(servers)) if (server.error) out.push(`${k} was not measured: ${server.error}`, "");
   return { lines: out, targets: targets(turns) };
 }
