@@ -12,11 +12,23 @@ const FREED = /null pointer passed to rust|attempted to take ownership of Rust v
 export function guard(wasm, CompactionError, onReset) {
   const isTrap = (e) => typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
 
+  // Calls still running (their promises), settled with INTERNAL when the instance is replaced:
+  // the old instance's callbacks no longer run.
+  const running = new Set();
+
   function convert(error) {
     if (error instanceof CompactionError) return error;
     if (isTrap(error)) {
       wasm.__wbg_reset_state();
       onReset();
+      const cut = new CompactionError(
+        "the WebAssembly instance was reset after an internal error while this call was running; nothing was changed",
+        "INTERNAL",
+        undefined,
+        error,
+      );
+      for (const reject of [...running]) reject(cut);
+      running.clear();
       return new CompactionError(
         `internal error in the WebAssembly module (${error.message}); the instance was reset: ` +
           "objects made before can no longer be used, new calls work",
@@ -54,8 +66,18 @@ export function guard(wasm, CompactionError, onReset) {
         throw convert(error);
       }
       if (result instanceof Promise) {
-        return result.catch((error) => {
-          throw convert(error);
+        return new Promise((resolve, reject) => {
+          running.add(reject);
+          result.then(
+            (value) => {
+              running.delete(reject);
+              resolve(value);
+            },
+            (error) => {
+              running.delete(reject);
+              reject(convert(error));
+            },
+          );
         });
       }
       return result;

@@ -21,6 +21,8 @@ for target in nodejs web; do
 done
 # Long strings cross into wasm through the engine's UTF-8 encoder (see the script).
 node scripts/fast-strings.mjs pkg/node/context_compaction.js pkg/web/context_compaction.js
+# Callbacks of an instance the trap guard replaced do nothing (see the script).
+node scripts/stale-closures.mjs pkg/node/context_compaction.js pkg/web/context_compaction.js
 # wasm-bindgen writes `inline_js` snippets as ES modules but `require`s them from the CommonJS
 # Node build: turn their `export function f(` declarations into `exports.f = function f(`. The
 # trap guard (js/guard.mjs) and the AI SDK middleware (js/ai-sdk.mjs) become CommonJS the same way.
