@@ -75,6 +75,18 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
     let Some((prompt, count)) = due else {
         return Ok(());
     };
+    if inner.options.extractive || inner.callbacks.summarize.is_none() {
+        // No model: the notes themselves, after the previous summary, within the budget.
+        let mut state = inner.state.borrow_mut();
+        if let Some(core) = state.core.as_mut() {
+            let block = core.notes();
+            let notes = block.notes.get(..count).unwrap_or_default();
+            let max_chars = inner.options.settings.plan.summary_tokens.saturating_mul(4);
+            let summary = notes::extractive_summary(block.summary.as_deref(), notes, max_chars);
+            core.compact_notes(summary, count);
+        }
+        return Ok(());
+    }
     let estimator = estimator_for(&inner.options)?;
     let exec = Exec {
         options: &inner.options,

@@ -434,3 +434,17 @@ test("seed 002's recursive strategy feeds the prior summary back as === PRIOR SU
   assert.equal(answer.role, "assistant");
   assert.match(answer.content, /summary number 2/);
 });
+
+test('summarize: "extractive": the memory block condenses its notes without a model, and prepare() keeps working', async () => {
+  const s = new Session({ contextWindow: 8000, summarize: "extractive", format: "ai-sdk" });
+  s.append({ role: "user", content: "hi" });
+  for (let i = 0; i < 16; i++) s.addNote(`note ${i}`);
+  await s.prepare();
+  const memory = s.memory();
+  assert.deepEqual(memory.notes, ["note 10", "note 11", "note 12", "note 13", "note 14", "note 15"]);
+  assert.equal(memory.summary, Array.from({ length: 10 }, (_, i) => `- note ${i}`).join("\n"));
+  for (let i = 16; i < 40; i++) s.addNote(`note ${i}`);
+  await s.prepare();
+  assert.ok(s.memory().notes.length < 15);
+  assert.match(s.memory().summary, /- note 0\n/);
+});

@@ -24,6 +24,27 @@ pub fn notes_prompt(previous: Option<&str>, notes: &[String]) -> String {
     out
 }
 
+/// The memory block's summary without a model (`summarize: "extractive"`): the previous summary,
+/// then each condensed note as a line, newest kept first when they do not fit `max_chars`.
+pub fn extractive_summary(previous: Option<&str>, notes: &[String], max_chars: usize) -> String {
+    let mut lines: Vec<String> = previous
+        .map(|p| p.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    lines.extend(notes.iter().map(|n| format!("- {}", n.trim())));
+    let mut out: Vec<&str> = Vec::new();
+    let mut used = 0usize;
+    for line in lines.iter().rev() {
+        let cost = line.chars().count() + 1;
+        if used + cost > max_chars && !out.is_empty() {
+            break;
+        }
+        used += cost;
+        out.push(line);
+    }
+    out.reverse();
+    out.join("\n")
+}
+
 /// The memory block with the entry ids of its notes, borrowed from the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LiveNotes<'a> {
@@ -117,5 +138,21 @@ impl MemoryBlock {
             }
         }
         Some(out.trim_end().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extractive_memory_summary_keeps_the_newest_lines_that_fit() {
+        let notes: Vec<String> = (1..=3).map(|i| format!("note {i}")).collect();
+        assert_eq!(
+            extractive_summary(Some("- old"), &notes, 1000),
+            "- old\n- note 1\n- note 2\n- note 3"
+        );
+        assert_eq!(extractive_summary(None, &notes, 18), "- note 2\n- note 3");
+        assert_eq!(extractive_summary(None, &notes, 17), "- note 3");
     }
 }
