@@ -22,7 +22,7 @@ use crate::core::plan::Disposition;
 use crate::core::prepare::{prepare, History};
 use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, workstream, Outcome, Pressure};
-use crate::formats::Format;
+use crate::formats::{Codec, Format};
 
 /// A promise with its resolve function: marks a running compaction.
 struct Running {
@@ -207,7 +207,7 @@ async fn run_inner(
         state: previous_state.as_ref(),
         extractive: inner.options.extractive,
     };
-    // The log holds the conversation: no continue message is added to it.
+    // The continue message, when the style has one, is appended to the log after the commit.
     let executed: Executed = match execute(
         &exec,
         &snapshot.messages,
@@ -236,8 +236,21 @@ async fn run_inner(
             .core
             .as_mut()
             .ok_or_else(|| error_to_js(&Error::invalid_input("session", "empty"), None))?;
-        core.commit(&snapshot, &plan, &outcome)
-            .map_err(|e| error_to_js(&e, None))?
+        let id = core
+            .commit(&snapshot, &plan, &outcome)
+            .map_err(|e| error_to_js(&e, None))?;
+        // Logged in the session's format, as if the caller had appended it.
+        let continued = automatic
+            .then(|| core.continue_message())
+            .flatten()
+            .and_then(|m| format.export(std::slice::from_ref(&m)).pop())
+            .and_then(|value| crate::formats::message_importer(format)(&value, "continue").ok());
+        if let Some(message) = continued {
+            core.append(vec![message]);
+            let len = core.log().len();
+            state.originals.resize(len, JsValue::UNDEFINED);
+        }
+        id
     };
     let removed: Array = plan
         .dispositions

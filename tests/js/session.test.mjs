@@ -449,3 +449,21 @@ test('summarize: "extractive": the memory block condenses its notes without a mo
   assert.equal(s.memory().notes.length, 20);
   assert.match(s.memory().summary, /^- note 0\n[\s\S]*- note 19$/);
 });
+
+test("opencode: prepare() adds the continue message as maybeCompact does, and the log keeps it", async () => {
+  const h = [];
+  for (let i = 0; i < 70; i++) {
+    h.push({ role: "user", content: `request ${i} ` + "word ".repeat(300) });
+    h.push({ role: "assistant", content: `answer ${i} ` + "text ".repeat(600) });
+  }
+  const options = { contextWindow: 40_000, preset: "opencode", format: "ai-sdk", summarize: async (r) => `SUMMARY of ${r.messages.length}` };
+  const { Compactor } = await import("context-compaction");
+  const expected = await new Compactor(options).maybeCompact(h);
+  assert.match(expected.at(-1).content, /Continue if you have next steps/);
+  const s = new Session(options);
+  s.append(h);
+  const { messages } = await s.prepare();
+  const contents = (list) => list.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  assert.deepEqual(contents(messages), contents(expected));
+  assert.deepEqual(contents(Session.fromJSONL(s.toJSONL(), options).render().messages), contents(expected));
+});

@@ -410,6 +410,18 @@ impl Session {
         Ok(last)
     }
 
+    /// After an automatic compaction: the style's continue message (OpenCode's "Continue if you
+    /// have next steps") as a user message to append, when the context does not end with one, as
+    /// the Compactor's `maybeCompact` adds it.
+    pub fn continue_message(&self) -> Option<Message> {
+        let text = self.config.settings.summary.continue_message.clone()?;
+        let last_is_user = self
+            .view
+            .message(&self.log, self.view.items.len().checked_sub(1)?)
+            .is_some_and(|m| m.role == crate::core::message::Role::User);
+        (!last_is_user).then(|| Message::text(crate::core::message::Role::User, text))
+    }
+
     /// Hides parts of the live context's messages (`actions` index the live context). Returns
     /// the prune entry's id, or `None` when no action applies to a message entry.
     pub fn hide(&mut self, actions: &[PruneAction]) -> Option<String> {
