@@ -264,3 +264,19 @@ fn forced_fires_even_below_every_threshold() {
         assert_eq!(d.reason, "forced");
     }
 }
+
+#[test]
+fn seed_003_counts_the_system_prompt_in_the_conversation() {
+    // Seed 003: `system + blocks > 0.9 × max`. With max 100,000 and a 10,000-token system prompt
+    // the blocks may hold 80,000 tokens; 80,001 fire.
+    let o = serde_json::json!({"contextWindow": 100_000, "preset": "block-pipeline", "systemTokens": 10_000});
+    let s = context_compaction::core::options::parse(&o)
+        .unwrap()
+        .settings;
+    assert_eq!(s.trigger.threshold(&s.budget), Some(80_001));
+    let o = serde_json::json!({"contextWindow": 100_000, "preset": "block-pipeline"});
+    let s = context_compaction::core::options::parse(&o)
+        .unwrap()
+        .settings;
+    assert_eq!(s.trigger.threshold(&s.budget), Some(90_001));
+}

@@ -110,8 +110,9 @@ pub enum Trigger {
     /// Fires when `tokens >= floor(f × available)` (seed 001's rule: the threshold is floored,
     /// then reached). `f` in (0, 1].
     Fraction(f64),
-    /// Fires when `tokens > f × available`, i.e. `tokens >= floor(f × available) + 1` (seed 003's,
-    /// pi's and OpenCode's strict rules). `f` in (0, 1].
+    /// Fires when `system + tokens > f × (available + system)`, i.e. `tokens >= floor(f ×
+    /// (available + system)) + 1 − system`, with `system` the budget's `system_tokens` (seed 003's,
+    /// pi's and OpenCode's strict rules; with `f` = 1, `tokens > available`). `f` in (0, 1].
     FractionAbove(f64),
     /// Fires when the user turns (messages with [`Message::is_user_turn_start`]) exceed `n`.
     Turns(usize),
@@ -234,9 +235,13 @@ impl Trigger {
         match self {
             Trigger::Tokens(n) => Some(*n),
             Trigger::Fraction(f) => Some(floor_fraction(*f, budget.available())),
-            Trigger::FractionAbove(f) => {
-                Some(floor_fraction(*f, budget.available()).saturating_add(1))
-            }
+            // The system prompt counts as part of what the fraction is of (seed 003: `system +
+            // blocks > 0.9 × max`); with `f` = 1 this is `tokens > available`.
+            Trigger::FractionAbove(f) => Some(
+                floor_fraction(*f, budget.available().saturating_add(budget.system_tokens))
+                    .saturating_add(1)
+                    .saturating_sub(budget.system_tokens),
+            ),
             Trigger::AnyOf(list) => list.iter().filter_map(|t| t.threshold(budget)).min(),
             Trigger::AllOf(list) => list.iter().filter_map(|t| t.threshold(budget)).max(),
             Trigger::Turns(_) | Trigger::Messages(_) | Trigger::Never => None,
