@@ -242,3 +242,22 @@ fn the_summary_budget_follows_reserve_tokens_as_seed_000_says() {
         8_192
     );
 }
+
+#[test]
+fn timers_and_retries_are_bounded() {
+    let parse = |o: serde_json::Value| context_compaction::core::options::parse(&o);
+    for (key, bad) in [
+        ("timeoutMs", 2_147_483_648_u64),
+        ("retries", 1_000_000),
+        ("retryDelayMs", 2_147_483_648),
+    ] {
+        let mut o = serde_json::json!({"contextWindow": 10_000});
+        o[key] = bad.into();
+        let e = parse(o).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some(key), "{key}");
+    }
+    assert!(parse(
+        serde_json::json!({"contextWindow": 10_000, "timeoutMs": 2_147_483_647_u64, "retries": 100})
+    )
+    .is_ok());
+}

@@ -68,6 +68,28 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
     }
 }
 
+/// `cacheControl` a boolean and `reservedCachePoints` a whole number from 0 to 4, when given.
+fn check_render_options(options: &JsValue) -> Result<(), JsValue> {
+    let bad = |key: &str, what: &str| {
+        Err(error_to_js(
+            &Error::invalid_option(key.to_string(), format!("{key} must be {what}")),
+            None,
+        ))
+    };
+    let markers = get(options, "cacheControl");
+    if !markers.is_undefined() && markers.as_bool().is_none() {
+        return bad("cacheControl", "true or false");
+    }
+    let reserved = get(options, "reservedCachePoints");
+    if !reserved.is_undefined() {
+        match reserved.as_f64() {
+            Some(n) if n.fract() == 0.0 && (0.0..=4.0).contains(&n) => {}
+            _ => return bad("reservedCachePoints", "a whole number from 0 to 4"),
+        }
+    }
+    Ok(())
+}
+
 /// A fresh session id: 16 hex digits.
 fn fresh_id() -> String {
     let a = (js_sys::Math::random() * 4_294_967_296.0) as u64;
@@ -169,6 +191,7 @@ impl Inner {
     /// `{ messages, tokens, cachePoints, summaryIndex }`; in Anthropic format the cache points
     /// become `cache_control` markers (at most 4 per request with those already present).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
+        check_render_options(options)?;
         let mut state = self.state.borrow_mut();
         let messages = self.rendered(&mut state)?;
         let (tokens, points, summary_index) = match &state.core {

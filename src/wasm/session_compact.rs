@@ -324,6 +324,13 @@ impl Session {
         if let Err(e) = super::convert::check_keys(&options, &allowed) {
             return Promise::reject(&e);
         }
+        let now = Reflect::get(&options, &JsValue::from_str("now")).unwrap_or(JsValue::UNDEFINED);
+        if !now.is_undefined() && !now.as_f64().is_some_and(f64::is_finite) {
+            return Promise::reject(&error_to_js(
+                &Error::invalid_option("now", "now must be a finite time in milliseconds"),
+                None,
+            ));
+        }
         // `background: false`: no background compaction from this call (a store-backed session
         // starts its own under the store's lease).
         let background = match Reflect::get(&options, &JsValue::from_str("background")) {
@@ -350,6 +357,7 @@ impl Session {
                     .ok()
                     .and_then(|v| v.as_f64())
                     .unwrap_or_else(js_sys::Date::now);
+
                 #[allow(clippy::cast_possible_truncation)]
                 let ttl = TtlOptions {
                     now: now as i64,

@@ -467,3 +467,17 @@ test("opencode: prepare() adds the continue message as maybeCompact does, and th
   assert.deepEqual(contents(messages), contents(expected));
   assert.deepEqual(contents(Session.fromJSONL(s.toJSONL(), options).render().messages), contents(expected));
 });
+
+test("render and prepare options of the wrong type or range are INVALID_OPTIONS naming them", async () => {
+  const s = new Session({ contextWindow: 8000, summarize: "extractive", format: "anthropic" });
+  s.append({ role: "user", content: "hello" });
+  assert.throws(() => s.render({ reservedCachePoints: -1 }), (e) => e.code === "INVALID_OPTIONS" && e.path === "reservedCachePoints");
+  assert.throws(() => s.render({ reservedCachePoints: 1.5 }), (e) => e.code === "INVALID_OPTIONS" && e.path === "reservedCachePoints");
+  assert.throws(() => s.render({ cacheControl: "yes" }), (e) => e.code === "INVALID_OPTIONS" && e.path === "cacheControl");
+  await assert.rejects(s.prepare({ now: NaN }), (e) => e.code === "INVALID_OPTIONS" && e.path === "now");
+  assert.equal(s.render({ reservedCachePoints: 4, cacheControl: false }).messages.length, 1);
+  const { Compactor } = await import("context-compaction");
+  for (const [key, value] of [["timeoutMs", 2 ** 31], ["retries", 1e6]]) {
+    assert.throws(() => new Compactor({ contextWindow: 8000, summarize: "extractive", [key]: value }), (e) => e.code === "INVALID_OPTIONS" && e.path === key);
+  }
+});

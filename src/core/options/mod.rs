@@ -171,10 +171,10 @@ pub fn parse(value: &Value) -> Result<Options> {
                 )),
             },
         };
-    if let Some(n) = r.count("retries", 0)? {
+    if let Some(n) = at_most(&r, "retries", 0, MAX_RETRIES)? {
         settings.retries = u32::try_from(n).unwrap_or(u32::MAX);
     }
-    if let Some(n) = r.count("retryDelayMs", 0)? {
+    if let Some(n) = at_most(&r, "retryDelayMs", 0, MAX_TIMER_MS)? {
         settings.retry_delay_ms = n as u64;
     }
     prompts(&r, &mut settings)?;
@@ -201,7 +201,7 @@ pub fn parse(value: &Value) -> Result<Options> {
         tokenizer,
         format,
         image_rule,
-        timeout_ms: r.count("timeoutMs", 1)?.map_or(120_000, |n| n as u64),
+        timeout_ms: at_most(&r, "timeoutMs", 1, MAX_TIMER_MS)?.map_or(120_000, |n| n as u64),
         max_consecutive_failures: r
             .count("maxConsecutiveFailures", 1)?
             .map_or(3, |n| u32::try_from(n).unwrap_or(u32::MAX)),
@@ -212,6 +212,23 @@ pub fn parse(value: &Value) -> Result<Options> {
     r.finish()?;
     options.settings.validate()?;
     Ok(options)
+}
+
+/// The longest delay a JavaScript timer takes (`2^31 − 1` ms, about 24.8 days): a longer
+/// `timeoutMs` would fire at once.
+const MAX_TIMER_MS: usize = 2_147_483_647;
+/// Retries of one summary request at most.
+const MAX_RETRIES: usize = 100;
+
+/// A whole number from `min` to `max` at `key`.
+fn at_most(r: &Reader<'_>, key: &'static str, min: u64, max: usize) -> Result<Option<usize>> {
+    match r.count(key, min)? {
+        Some(n) if n > max => Err(Error::invalid_option(
+            r.key_path(key),
+            format!("{key} must be at most {max}, got {n}"),
+        )),
+        n => Ok(n),
+    }
 }
 
 fn budget(r: &Reader<'_>, s: &mut Settings) -> Result<()> {

@@ -141,6 +141,9 @@ describe("redis store on a real server", () => {
         clearTimeout(timer);
         assert.ok(!settled.hung, "the append settles");
         if (settled.result) assert.deepEqual(settled.result, { ok: true, version: 303 });
+        // The server may still be reading or running the command of a connection the client
+        // dropped: look once that connection is gone from the server.
+        for (let i = 0; i < 100 && (await killer.client("LIST")).includes(`id=${clientId} `); i++) await sleep(20);
         const log = await checkLog(id);
         const [present] = batchesPresent(log.ids, base, [lines]);
         if (settled.result) assert.equal(present, true, "a resolved append is in the log");
