@@ -46,6 +46,13 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   fi
 fi
 
+# Native addons (better-sqlite3, for the SQLite store) compile against the installed Node's own
+# headers: node-gyp would otherwise download them, and only the package registries are reachable.
+node_prefix=$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/common.gypi" ]; then
+  export npm_config_nodedir="$node_prefix"
+fi
+
 # npm dependencies at the versions of package-lock.json, when it changed since the last install.
 # (`npm install` rather than `npm ci`: registry mirrors that lack other platforms' optional
 # binaries, such as rollup's, leave those out of the lockfile, and `npm ci` then refuses it.)
