@@ -9,6 +9,7 @@ import { cpus, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Compactor, Session, countTokens } from "../js/node.mjs";
 import { history, memoCounter, prng, step, textOf } from "./workload.mjs";
+import { cell, fmt, stats } from "./stats.mjs";
 import { storeSection } from "./stores.mjs";
 
 const ONLY = process.env.BENCH_ONLY ?? "";
@@ -35,15 +36,7 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 30);
 const aiTok = new Tokenizer(aiO200k);
 const jsTok = new Tiktoken(jsO200k);
 
-/** Median, p10 and p90 of `samples` (milliseconds). */
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
-}
 
-const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(3) : ms.toFixed(4));
-const cell = (s) => `${fmt(s.median)} (${fmt(s.p10)}–${fmt(s.p90)})`;
 const ratio = (a, b) => (b.median / a.median >= 10 ? (b.median / a.median).toFixed(0) : (b.median / a.median).toFixed(1));
 
 /**

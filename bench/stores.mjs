@@ -17,6 +17,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Session, countTokens, memoryStore } from "../js/node.mjs";
 import { history, prng, textOf } from "./workload.mjs";
+import { cell, fmt, stats } from "./stats.mjs";
 import { openStore, sessionOptions, turnMessages } from "./store-writer.mjs";
 import { queueSection } from "./queue.mjs";
 
@@ -41,14 +42,6 @@ const STORES = [
   ["file", "file (JSONL)", () => ({ kind: "file", dir: `${TMP}files` })],
 ];
 
-/** Median, p10 and p90 of `samples` (milliseconds). */
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
-}
-const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(3) : ms.toFixed(4));
-const cell = (s) => `${fmt(s.median)} (${fmt(s.p10)}–${fmt(s.p90)})`;
 const num = (n) => n.toLocaleString("en-US");
 
 // --- Servers -------------------------------------------------------------------------------

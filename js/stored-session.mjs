@@ -247,21 +247,19 @@ export function installStoredSession(Session, CompactionError) {
           await session.commit();
           let check = session.check();
           if (check.shouldCompact || opts.force) {
-            const holder = await session.compactionHolder();
-            if (holder !== null && holder !== shared.holder) {
-              // Another process is compacting: wait for it (up to compactionWaitMs), then see.
-              const deadline = Date.now() + shared.waitMs;
-              while ((await session.compactionHolder()) !== null && Date.now() < deadline) await sleep(100);
-              await session.sync();
+            // Over the trigger: take the lease, waiting while another process compacts (up to
+            // compactionWaitMs); after such a wait, compact only if still over the trigger.
+            const lease = await takeLease(shared, shared.waitMs);
+            if (lease.held) {
+              if (lease.waited) await session.sync();
+              if (!lease.waited || opts.force || session.check().shouldCompact) {
+                return leasedCompact(opts, (o) => prepare.call(session, { ...o, background: false }));
+              }
+              await shared.store.releaseLease(shared.conversationId, shared.holder).catch(() => {});
               check = session.check();
             }
           }
-          if (check.shouldCompact || opts.force) {
-            const lease = await takeLease(shared, shared.waitMs);
-            if (lease.held) {
-              return leasedCompact(opts, (o) => prepare.call(session, { ...o, background: false }));
-            }
-          } else if (check.background && !session.isCompacting && opts.background !== false) {
+          if (!check.shouldCompact && !opts.force && check.background && !session.isCompacting && opts.background !== false) {
             const lease = await takeLease(shared, 0);
             if (lease.held) {
               const running = leasedCompact({}, (o) => compact.call(session, o));
