@@ -4,16 +4,28 @@
 // made a real message here (`coerceMessageLikeToMessage`). No policy lives here: the cut, the
 // summary and the trim are the core's. The build turns this file into CommonJS for the Node entry.
 
-// LangChain's `trigger` / `keep` sizes (`{ fraction | tokens | messages }`, several keys all
-// required, an array of them any one) as the package's trigger.
-function triggerOf(size) {
+// LangChain's `trigger` sizes (`{ fraction | tokens | messages }`, several keys all required, an
+// array of them any one) as the package's trigger, with summarizationMiddleware's comparisons:
+// `tokens >= n`, `messages.length >= n`, `tokens >= floor(window × fraction)` (a fraction is left
+// to the package's own rule when the window is not known here).
+function triggerOf(size, window) {
   if (size === undefined) return undefined;
-  if (Array.isArray(size)) return { anyOf: size.map(triggerOf) };
+  if (Array.isArray(size)) return { anyOf: size.map((s) => triggerOf(s, window)) };
+  if (size === null || typeof size !== "object") return size;
   const parts = Object.entries(size)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => ({ [k]: v }));
+    .map(([key, value]) => {
+      if (key === "fraction" && window !== undefined && typeof value === "number" && value > 0 && value <= 1) {
+        return { tokens: Math.floor(window * value) };
+      }
+      // The package's `{ messages: n }` fires above n messages.
+      if (key === "messages" && Number.isInteger(value) && value > 0) return { messages: value - 1 };
+      return { [key]: value };
+    });
   return parts.length === 1 ? parts[0] : { allOf: parts };
 }
+
+const usesFraction = (size) => (Array.isArray(size) ? size.some(usesFraction) : size?.fraction !== undefined);
 
 function textOf(message) {
   if (typeof message.text === "string") return message.text;
@@ -58,6 +70,35 @@ export function makeLangChain(cc, lc, agents) {
    * each model call the agent's messages are compacted (`maybeCompact`) and the state is replaced
    * by the compacted ones, with this package's cut guarantees.
    */
+  // LangChain's `keep` (exactly one of `messages`, `tokens`, `fraction`) as the package's strategy:
+  // the last N messages or the longest tail within N tokens, a cut on a tool result moved back to
+  // its call (summarizationMiddleware's rule), the messages before the cut summarized.
+  function keepOf(keep, window, turnBoundary) {
+    if (keep === undefined) return {};
+    const bad = (message, path) => new cc.CompactionError(message, "INVALID_OPTIONS", path);
+    if (keep === null || typeof keep !== "object" || Array.isArray(keep)) throw bad("keep must be an object: { messages } | { tokens } | { fraction }", "keep");
+    const given = Object.entries(keep).filter(([, v]) => v !== undefined);
+    if (given.length !== 1) throw bad("keep takes exactly one of messages, tokens, fraction", "keep");
+    const [[key, value]] = given;
+    if (!["messages", "tokens", "fraction"].includes(key)) throw bad(`unknown keep size "${key}" (expected messages, tokens or fraction)`, `keep.${key}`);
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (key === "fraction" && value > 1)) {
+      throw bad(`keep.${key} must be a ${key === "fraction" ? "number from 0 to 1" : "non-negative number"}`, `keep.${key}`);
+    }
+    if (key === "messages") {
+      return { strategy: { type: "sliding-window", keep: value, summarize: true }, turnBoundary: turnBoundary ?? "split" };
+    }
+    if (key === "fraction" && window === undefined) {
+      throw bad("keep.fraction needs the model's input window: give contextWindow, or a model whose profile has maxInputTokens", "keep.fraction");
+    }
+    const tokens = key === "tokens" ? value : window * value;
+    return { strategy: { type: "token-window", maxTokens: Math.max(1, Math.floor(tokens)), summarize: true } };
+  }
+
+  /**
+   * A middleware for LangChain's `createAgent`, shaped like its `summarizationMiddleware`: before
+   * each model call the agent's messages are compacted (`maybeCompact`) and the state is replaced
+   * by the compacted ones, with this package's cut guarantees.
+   */
   function compactionMiddleware(options) {
     if (!agents) {
       throw new cc.CompactionError("compactionMiddleware needs the `langchain` package (createAgent): npm install langchain", "INVALID_OPTIONS");
@@ -78,39 +119,49 @@ export function makeLangChain(cc, lc, agents) {
             const answer = await m.invoke([new lc.SystemMessage(system), new lc.HumanMessage(req.prompt)], { signal: req.signal });
             return textOf(answer);
           });
-    // The window: given, or the chat model's profile, or the model table by the model's name.
+    // The window: given, or the chat model's profile (for a "provider:model" name, the profile of
+    // the model initChatModel makes, read at the first call, when a fraction needs it), or the
+    // model table by the model's name.
     const profile = typeof model === "object" && model !== null ? model.profile : undefined;
-    const contextWindow = rest.contextWindow ?? profile?.maxInputTokens;
-    const modelName = contextWindow === undefined && typeof model === "string" ? model.split(":").pop() : undefined;
-    const keepOptions =
-      keep === undefined
-        ? {}
-        : keep.messages !== undefined
-          ? { strategy: { type: "sliding-window", keep: keep.messages, summarize: true } }
-          : keep.tokens !== undefined
-            ? { keepRecentTokens: keep.tokens }
-            : keep.fraction !== undefined && contextWindow !== undefined
-              ? { keepRecentTokens: Math.floor(keep.fraction * contextWindow) }
-              : {};
-    const { conversationId, store, leaseMs, compactionWaitMs, holder, ...compactorRest } = rest;
+    const knownWindow = rest.contextWindow ?? profile?.maxInputTokens;
+    const { conversationId, store, leaseMs, compactionWaitMs, holder, turnBoundary, ...compactorRest } = rest;
     const saving = { store, leaseMs, compactionWaitMs, holder };
-    // A call whose conversation the function does not name is compacted as without a store.
-    const make = (id) =>
-      new Compactor({
+    let make;
+    const setup = (contextWindow) => {
+      const modelName = contextWindow === undefined && typeof model === "string" ? model.split(":").pop() : undefined;
+      const settings = {
         ...compactorRest,
-        ...(id === undefined && typeof conversationId === "function" ? {} : { ...saving, conversationId: id }),
+        ...(turnBoundary === undefined ? {} : { turnBoundary }),
         ...(contextWindow === undefined ? {} : { contextWindow }),
         ...(modelName === undefined ? {} : { model: modelName }),
-        ...(trigger === undefined ? {} : { trigger: triggerOf(trigger) }),
-        ...keepOptions,
+        ...(trigger === undefined ? {} : { trigger: triggerOf(trigger, contextWindow) }),
+        ...keepOf(keep, contextWindow, turnBoundary),
         summarize,
-      });
+      };
+      // A call whose conversation the function does not name is compacted as without a store.
+      make = (id) =>
+        new Compactor({
+          ...settings,
+          ...(id === undefined && typeof conversationId === "function" ? {} : { ...saving, conversationId: id }),
+        });
+    };
+    let pending;
+    const ready = async () => {
+      if (make) return;
+      pending ??= chatModel().then((m) => setup(m?.profile?.maxInputTokens ?? undefined));
+      await pending;
+    };
+    const needsProfile = knownWindow === undefined && typeof model === "string" && (usesFraction(trigger) || keep?.fraction !== undefined);
+    if (!needsProfile) setup(knownWindow);
     // With a store, `conversationId` may name each call's conversation from the agent's state and
     // runtime (a thread id): one Compactor per conversation, the last 1,000 kept.
-    const single = typeof conversationId === "function" ? undefined : make(conversationId);
+    let single;
     const byId = new Map();
     const compactorFor = (state, runtime) => {
-      if (single) return single;
+      if (typeof conversationId !== "function") {
+        single ??= make(conversationId);
+        return single;
+      }
       const id = conversationId(state, runtime);
       let c = byId.get(id);
       if (c) byId.delete(id);
@@ -119,9 +170,11 @@ export function makeLangChain(cc, lc, agents) {
       if (byId.size > 1000) byId.delete(byId.keys().next().value);
       return c;
     };
+    if (make && typeof conversationId !== "function") single = make(conversationId);
     return agents.createMiddleware({
       name: "CompactionMiddleware",
       beforeModel: async (state, runtime) => {
+        await ready();
         const out = await compactorFor(state, runtime).maybeCompact(state.messages);
         if (out === state.messages) return undefined;
         return { messages: [new lc.RemoveMessage({ id: agents.REMOVE_ALL_MESSAGES }), ...out] };

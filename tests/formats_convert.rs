@@ -12,9 +12,10 @@
 mod common;
 
 use context_compaction::core::message::{ImageSource, Message, Part, Role};
-use context_compaction::core::validate::validate;
+use context_compaction::core::repair::answer_unanswered;
+use context_compaction::core::validate::{validate, ViolationKind};
 use context_compaction::formats::claude_code::import_claude_code;
-use context_compaction::formats::convert::convert;
+use context_compaction::formats::convert::{convert, convert_with, ConvertOptions};
 use context_compaction::formats::pi_session::import_pi_session;
 use context_compaction::formats::{Codec, Format};
 use serde_json::{json, Value};
@@ -107,9 +108,13 @@ fn sessions() -> Vec<(String, Format, Value)> {
 
 #[test]
 fn every_session_converts_to_every_format_and_back() {
+    let mut answered_calls = 0;
     for (name, from, messages) in sessions() {
         let source = from.import(&messages).unwrap();
-        let (calls, results, text) = conversation(&source);
+        // Conversion answers the calls of aborted turns with an error result (as pi does).
+        let (answered_source, answered) = answer_unanswered(source.clone());
+        answered_calls += answered.len();
+        let (calls, results, text) = conversation(&answered_source);
         assert!(!calls.is_empty(), "{name} has tool calls");
         let before: Vec<_> = validate(&source)
             .iter()
@@ -122,12 +127,14 @@ fn every_session_converts_to_every_format_and_back() {
             let target = to.import(&out).unwrap_or_else(|e| {
                 panic!("{name} → {}: not valid {}: {e:?}", to.as_str(), to.as_str())
             });
+            assert_eq!(converted.answered, answered, "{name}: answered calls");
             for v in validate(&target) {
                 assert!(
                     before.contains(&(v.kind, v.id.clone())),
                     "{name} → {}: new violation {v:?}",
                     to.as_str()
                 );
+                assert_ne!(v.kind, ViolationKind::UnansweredCall, "{name}: {v:?}");
             }
             let (c, r, t) = conversation(&target);
             let to_name = format!("{name} → {}", to.as_str());
@@ -159,13 +166,26 @@ fn every_session_converts_to_every_format_and_back() {
             same(&r, &results, &format!("{to_name} → back: tool results"));
             assert!(t == text, "{to_name} → back: texts");
         }
-        // Within one format nothing changes.
+        // Within one format nothing changes but the answers; without them, nothing at all.
+        let keep = ConvertOptions {
+            answer_unanswered: false,
+        };
         assert_eq!(
-            Value::Array(convert(&messages, Some(from), from).unwrap().messages),
+            Value::Array(
+                convert_with(&messages, Some(from), from, keep)
+                    .unwrap()
+                    .messages
+            ),
             messages,
             "{name}: same format is the identity"
         );
+        assert_eq!(
+            Value::Array(convert(&messages, Some(from), from).unwrap().messages),
+            Value::Array(from.export(&answered_source)),
+            "{name}: same format answers unanswered calls"
+        );
     }
+    assert!(answered_calls > 0, "a real session has an aborted turn");
 }
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";

@@ -52,6 +52,7 @@ fn strategy(s: &Strategy) -> String {
         Strategy::LastMessages { keep } => format!("last {keep} messages"),
         Strategy::LastTurns { keep } => format!("last {keep} turns"),
         Strategy::TokenBudget { max } => format!("suffix within {} tokens", n(*max)),
+        Strategy::TokenWindow { max } => format!("tail within {} tokens", n(*max)),
         Strategy::Recursive { keep, overlap } => format!("last {keep} messages, overlap {overlap}"),
         Strategy::RecentUserMessages { max_tokens } => {
             format!("user messages within {} tokens", n(*max_tokens))

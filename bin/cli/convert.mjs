@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { convertMessages } from "context-compaction";
 import { KIND_NAMES, loadInput, reportHead } from "./load.mjs";
-import { fields, num } from "./text.mjs";
+import { fields, num, plural } from "./text.mjs";
 
 /**
  * A pi session file (version 3) holding `messages` (pi messages): the header, then one `message`
@@ -37,6 +37,8 @@ export function convertText(text, file, values) {
     ...reportHead("convert", file, input),
     to,
     messages: { in: input.live.length, out: converted.length },
+    // Calls of an aborted turn, answered with an error result so that a provider accepts the history.
+    answeredCalls: converted.answeredCalls,
     out: values.out ?? null,
     bytes: Buffer.byteLength(output),
   };
@@ -48,6 +50,7 @@ export function formatConvert(r) {
   return `converted ${r.file} (${KIND_NAMES[r.input.kind]}, ${r.input.format} messages)\n${fields([
     ["to", r.to === "pi-jsonl" ? "pi session (JSONL)" : `${r.to} messages (JSON array)`],
     ["messages", `${num(r.messages.in)} live → ${num(r.messages.out)}`],
+    ...(r.answeredCalls.length ? [["answered", `${plural(r.answeredCalls.length, "interrupted tool call")} with an error result`]] : []),
     ["written", `${r.out === null || r.out === "-" ? "stdout" : r.out}, ${num(r.bytes)} bytes`],
   ])}`;
 }

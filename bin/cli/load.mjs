@@ -106,6 +106,14 @@ function fromAgentFile(imported, kind) {
   };
 }
 
+/** An agent file read up to its last complete line says so on stderr (the report stays on stdout). */
+const reportWarnings = (warnings) => {
+  for (const warning of warnings ?? []) process.stderr.write(`context-compaction: warning: ${warning}\n`);
+};
+
+/** importSession refused the file as the other agent's (or neither's): the reason is in the message. */
+const isOtherAgent = (error) => error?.code === "INVALID_INPUT" && /(this is a .*|not a .*) session file/.test(error.message ?? "");
+
 const notASession = (why) =>
   bad(`not a session file or message array: ${why} (expected a pi or Claude Code session JSONL, a context-compaction session log, or a JSON array of messages)`);
 
@@ -126,9 +134,14 @@ function fromJsonl(text, forced) {
   for (const kind of kinds) {
     try {
       const imported = importSession(text, kind);
-      if (imported.history.length > 0) return fromAgentFile(imported, kind);
+      if (imported.history.length > 0) {
+        reportWarnings(imported.warnings);
+        return fromAgentFile(imported, kind);
+      }
     } catch (error) {
-      if (kind === kinds[0]) firstError = error;
+      // Forced, the importer's reason is the answer (a Claude Code file read as pi says so).
+      if (forced) throw error;
+      if (kind === kinds[0] && !isOtherAgent(error)) firstError = error;
     }
   }
   if (firstError) throw firstError;
@@ -185,7 +198,8 @@ export function openSession(text, input, options) {
   switch (input.kind) {
     case "pi":
     case "claude-code":
-      return Session.fromSessionFile(text, input.kind, options);
+      // loadInput has already reported what reading left out.
+      return Session.fromSessionFile(text, input.kind, options, { onWarning: () => {} });
     case "session":
       return Session.fromJSONL(text, options);
     default: {

@@ -18,6 +18,8 @@
 //!   leading system messages stays; every other message loses its `summary` marker and is kept in
 //!   place as an ordinary message (its content and export are unchanged).
 //!
+//! [`answer_unanswered`] does the unanswered-call step alone (what `convertMessages` does).
+//!
 //! Guarantee: `validate(&repair(x).messages)` is empty for every `x`, `repair` is idempotent, and a
 //! message that had no violation is kept, in the same relative order, unchanged except that
 //! synthetic results may be added to it when it is the `user` carrier after an unanswered call.
@@ -140,32 +142,7 @@ pub fn repair(messages: Vec<Message>) -> Repaired {
     }
 
     // Synthetic results per message holding unanswered calls.
-    let mut missing: HashMap<usize, Vec<Part>> = HashMap::new();
-    for (ci, call) in pairs.calls.iter().enumerate() {
-        if !pairs.is_unanswered(ci, true) {
-            continue;
-        }
-        let name = messages
-            .get(call.message)
-            .and_then(|m| m.parts.get(call.part))
-            .and_then(|p| match p {
-                Part::ToolCall { name, .. } => Some(name.clone()),
-                _ => None,
-            });
-        let id = final_ids
-            .get(ci)
-            .cloned()
-            .unwrap_or_else(|| call.id.clone());
-        missing
-            .entry(call.message)
-            .or_default()
-            .push(Part::ToolResult {
-                id,
-                name,
-                output: vec![Part::text(INTERRUPTED_RESULT)],
-                is_error: true,
-            });
-    }
+    let mut missing = synthetic_results(&messages, &pairs, &final_ids);
 
     // Apply removals and renames; drop messages left empty.
     let mut kept: Vec<(usize, Message)> = Vec::with_capacity(messages.len());
@@ -202,6 +179,70 @@ pub fn repair(messages: Vec<Message>) -> Repaired {
         messages: out.into_iter().map(|(_, m)| m).collect(),
         actions,
     }
+}
+
+/// The synthetic error results ([`INTERRUPTED_RESULT`]) of the unanswered calls (pending tail
+/// calls excepted), by the message holding the calls; `ids` are the calls' final ids.
+fn synthetic_results(
+    messages: &[Message],
+    pairs: &super::validate::Pairing,
+    ids: &[String],
+) -> HashMap<usize, Vec<Part>> {
+    let mut missing: HashMap<usize, Vec<Part>> = HashMap::new();
+    for (ci, call) in pairs.calls.iter().enumerate() {
+        if !pairs.is_unanswered(ci, true) {
+            continue;
+        }
+        let name = messages
+            .get(call.message)
+            .and_then(|m| m.parts.get(call.part))
+            .and_then(|p| match p {
+                Part::ToolCall { name, .. } => Some(name.clone()),
+                _ => None,
+            });
+        let id = ids.get(ci).cloned().unwrap_or_else(|| call.id.clone());
+        missing
+            .entry(call.message)
+            .or_default()
+            .push(Part::ToolResult {
+                id,
+                name,
+                output: vec![Part::text(INTERRUPTED_RESULT)],
+                is_error: true,
+            });
+    }
+    missing
+}
+
+/// Answers each unanswered call (pending tail calls excepted) with a synthetic error result, as
+/// [`repair`] does, and changes nothing else: what an agent does before sending a history with an
+/// interrupted turn (pi adds an error result for each). Returns the messages and the ids of the
+/// calls answered, in call order.
+pub fn answer_unanswered(messages: Vec<Message>) -> (Vec<Message>, Vec<String>) {
+    let pairs = pairing(&messages);
+    let ids: Vec<String> = pairs.calls.iter().map(|c| c.id.clone()).collect();
+    let mut missing = synthetic_results(&messages, &pairs, &ids);
+    if missing.is_empty() {
+        return (messages, Vec::new());
+    }
+    let answered: Vec<String> = pairs
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(ci, _)| pairs.is_unanswered(*ci, true))
+        .map(|(_, c)| c.id.clone())
+        .collect();
+    let mut actions = Vec::new();
+    let out = insert_missing(
+        messages.into_iter().enumerate().collect(),
+        &mut missing,
+        &mut actions,
+    );
+    (messages_only_owned(out), answered)
+}
+
+fn messages_only_owned(out: Vec<(Option<usize>, Message)>) -> Vec<Message> {
+    out.into_iter().map(|(_, m)| m).collect()
 }
 
 /// Places the synthetic results of `missing` after their messages (see the module docs).

@@ -22,8 +22,9 @@ use crate::core::error::{Error, Result};
 
 use super::anthropic;
 use super::json_path::{as_object, opt_u64};
-use super::pi_session::{at_line, parse_lines};
+use super::pi_session::at_line;
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
+use super::session_file::{check_writer, parse_lines, ReadOptions};
 use super::Format;
 
 /// A message being assembled from one or more lines.
@@ -41,9 +42,18 @@ struct Pending {
     timestamp: Option<i64>,
 }
 
-/// Imports a Claude Code transcript. Never panics; errors are `INVALID_INPUT` naming the line.
+/// Imports a Claude Code transcript, leaving out an incomplete last line (see
+/// [`import_claude_code_with`]).
 pub fn import_claude_code(text: &str) -> Result<ImportedSession> {
-    let lines = parse_lines(text)?;
+    import_claude_code_with(text, ReadOptions::default())
+}
+
+/// Imports a Claude Code transcript. Never panics; errors are `INVALID_INPUT` naming the line, and
+/// a file of another agent is refused ([`session_file`](super::session_file)).
+pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<ImportedSession> {
+    let read = parse_lines(text, options)?;
+    check_writer(&read.lines, SessionSource::ClaudeCode)?;
+    let lines = read.lines;
     let mut session = ImportedSession {
         source: SessionSource::ClaudeCode,
         format: Format::Anthropic,
@@ -53,6 +63,7 @@ pub fn import_claude_code(text: &str) -> Result<ImportedSession> {
         entries: Vec::new(),
         compactions: Vec::new(),
         other_entries: Vec::new(),
+        warnings: read.warnings,
     };
     // A sub-agent transcript holds only sidechain messages: then they are the conversation. In a
     // main session, sidechain lines (sub-agent work) stay out of it.

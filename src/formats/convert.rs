@@ -9,6 +9,12 @@
 //!
 //! Blocks of a kind the package does not know (`Part::Other`) belong to their format and are left
 //! out; the count is returned so that the caller can say so.
+//!
+//! A tool call that a later message follows without its result (an aborted turn) is answered with a
+//! synthetic error result, as pi does before sending such a history: providers reject unanswered
+//! calls (the AI SDK throws `MissingToolResultsError`). The calls of the last assistant message
+//! are pending, not unanswered, and stay as they are. [`ConvertOptions::answer_unanswered`] off
+//! leaves every call as it is; the answered ids are returned.
 
 use std::collections::HashMap;
 
@@ -16,6 +22,7 @@ use serde_json::Value;
 
 use crate::core::error::Result;
 use crate::core::message::{Message, Part, Role};
+use crate::core::repair::answer_unanswered;
 
 use super::media::keeping_inline_data;
 use super::{detect, Codec, Format};
@@ -29,20 +36,56 @@ pub struct Converted {
     pub messages: Vec<Value>,
     /// Blocks of a kind only the source format knows, left out.
     pub dropped_blocks: usize,
+    /// Ids of the calls answered with a synthetic error result, in call order.
+    pub answered: Vec<String>,
+}
+
+/// How [`convert_with`] treats the history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Answer unanswered tool calls with a synthetic error result (see the module documentation).
+    pub answer_unanswered: bool,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            answer_unanswered: true,
+        }
+    }
+}
+
+/// Converts `messages` (a JSON array in `from`, or the detected format) to `to`, answering
+/// unanswered calls.
+pub fn convert(messages: &Value, from: Option<Format>, to: Format) -> Result<Converted> {
+    convert_with(messages, from, to, ConvertOptions::default())
 }
 
 /// Converts `messages` (a JSON array in `from`, or the detected format) to `to`.
-pub fn convert(messages: &Value, from: Option<Format>, to: Format) -> Result<Converted> {
+pub fn convert_with(
+    messages: &Value,
+    from: Option<Format>,
+    to: Format,
+    options: ConvertOptions,
+) -> Result<Converted> {
     let from = match from {
         Some(f) => f,
         None => detect(messages)?,
     };
+    let answer = |messages: Vec<Message>| {
+        if options.answer_unanswered {
+            answer_unanswered(messages)
+        } else {
+            (messages, Vec::new())
+        }
+    };
     if from == to {
-        let messages = to.export(&from.import(messages)?);
+        let (imported, answered) = answer(from.import(messages)?);
         return Ok(Converted {
             from,
-            messages,
+            messages: to.export(&imported),
             dropped_blocks: 0,
+            answered,
         });
     }
     let imported = keeping_inline_data(|| from.import(messages))?;
@@ -68,10 +111,12 @@ pub fn convert(messages: &Value, from: Option<Format>, to: Format) -> Result<Con
         }
         portable.extend(split_results(message, to));
     }
+    let (portable, answered) = answer(portable);
     Ok(Converted {
         from,
         messages: to.export(&portable),
         dropped_blocks,
+        answered,
     })
 }
 

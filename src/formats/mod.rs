@@ -18,6 +18,7 @@ pub mod pi;
 pub mod pi_session;
 pub mod reuse;
 pub mod session;
+pub mod session_file;
 pub mod session_log;
 
 use serde_json::Value;

@@ -10,7 +10,8 @@
 //! `session_info`, `custom`, unknown types) listed in `other_entries`.
 //!
 //! With entry ids the file is a tree: the messages are those on the path from the root to the
-//! last entry (the active branch). Errors name the line: `line 17: ...`.
+//! last entry (the active branch). Errors name the line: `line 17: ...`. The lines are read by
+//! [`session_file`](super::session_file) (an incomplete last line, a file of another agent).
 
 use std::collections::HashMap;
 
@@ -20,6 +21,7 @@ use crate::core::error::{Error, Result};
 
 use super::json_path::{as_object, opt_str, opt_u64, req_str};
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
+use super::session_file::{check_writer, parse_lines, ReadOptions};
 use super::{pi, Format};
 
 /// One parsed line.
@@ -51,44 +53,28 @@ pub(crate) fn at_line(line: usize, err: Error) -> Error {
     }
 }
 
-/// Splits JSONL text into parsed lines (empty lines skipped). Bad JSON names its line.
-pub(crate) fn parse_lines(text: &str) -> Result<Vec<(usize, Value)>> {
-    let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let number = i + 1;
-        let raw = raw.trim();
-        if raw.is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(raw).map_err(|e| {
-            Error::invalid_input(
-                format!("line {number}"),
-                format!("line {number}: not valid JSON ({e})"),
-            )
-        })?;
-        if !value.is_object() {
-            return Err(Error::invalid_input(
-                format!("line {number}"),
-                format!("line {number}: expected a JSON object"),
-            ));
-        }
-        out.push((number, value));
-    }
-    Ok(out)
+/// Imports a pi session file, leaving out an incomplete last line (see
+/// [`import_pi_session_with`]).
+pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
+    import_pi_session_with(text, ReadOptions::default())
 }
 
-/// Imports a pi session file. Never panics; errors are `INVALID_INPUT` naming the line.
-pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
-    let lines: Vec<Line> = parse_lines(text)?
+/// Imports a pi session file. Never panics; errors are `INVALID_INPUT` naming the line, and a
+/// file of another agent is refused ([`session_file`](super::session_file)).
+pub fn import_pi_session_with(text: &str, options: ReadOptions) -> Result<ImportedSession> {
+    let read = parse_lines(text, options)?;
+    for (number, value) in &read.lines {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
+        req_str(obj, "type", "entry").map_err(|e| at_line(*number, e))?;
+    }
+    check_writer(&read.lines, SessionSource::Pi)?;
+    let lines: Vec<Line> = read
+        .lines
         .into_iter()
         .map(|(number, value)| Line { number, value })
         .collect();
-    for line in &lines {
-        let obj = line
-            .obj()
-            .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
-        req_str(obj, "type", "entry").map_err(|e| at_line(line.number, e))?;
-    }
     let on_path = active_path(&lines);
     let mut session = ImportedSession {
         source: SessionSource::Pi,
@@ -99,6 +85,7 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
         entries: Vec::new(),
         compactions: Vec::new(),
         other_entries: Vec::new(),
+        warnings: read.warnings,
     };
     // (entry index in file, message index) for each message, to resolve compaction targets.
     let mut message_at_entry: Vec<(usize, usize)> = Vec::new();

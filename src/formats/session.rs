@@ -79,6 +79,8 @@ pub struct ImportedSession {
     pub compactions: Vec<CompactionRecord>,
     /// Lines that hold no message (model changes, progress, snapshots...), as `(line, type)`.
     pub other_entries: Vec<(usize, String)>,
+    /// What reading left out (an incomplete last line), each naming its line.
+    pub warnings: Vec<String>,
 }
 
 impl ImportedSession {

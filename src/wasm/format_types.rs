@@ -152,16 +152,24 @@ export interface ImportedSessionOf<F extends FormatName, M> {
   /** Every message of the file, including what compactions summarized. */
   history: M[];
   compactions: SessionCompaction[];
+  /** What reading left out, each naming its line: an incomplete last line (a file still being written). */
+  warnings: string[];
+}
+/** How `importSession` reads a file. */
+export interface ImportSessionOptions {
+  /** Refuse an incomplete last line (`INVALID_INPUT` naming it) instead of leaving it out with a warning. Default `false`. */
+  strict?: boolean;
 }
 
 /**
  * Imports a pi or Claude Code session file (JSONL text). `messages` is what the agent would send
  * now (the latest recorded summary and what follows it), `history` every message of the file.
- * Throws `INVALID_INPUT` naming the line for a malformed file.
+ * Throws `INVALID_INPUT` naming the line for a malformed file or a file of the other agent; an
+ * incomplete last line is left out with a warning unless `strict`.
  */
-export function importSession(text: string, kind: "pi"): ImportedSessionOf<"pi", PiMessage>;
-export function importSession(text: string, kind: "claude-code"): ImportedSessionOf<"anthropic", AnthropicMessage>;
-export function importSession(text: string, kind: "pi" | "claude-code"): ImportedSession;
+export function importSession(text: string, kind: "pi", options?: ImportSessionOptions): ImportedSessionOf<"pi", PiMessage>;
+export function importSession(text: string, kind: "claude-code", options?: ImportSessionOptions): ImportedSessionOf<"anthropic", AnthropicMessage>;
+export function importSession(text: string, kind: "pi" | "claude-code", options?: ImportSessionOptions): ImportedSession;
 
 /**
  * Checks tool pairing and structure: orphaned results, results before their call, unanswered
@@ -180,12 +188,16 @@ export function repairMessages<M extends object>(messages: readonly M[], format?
  * history into an Anthropic request. Tool calls and results, reasoning, images and files (inline
  * data included) are carried over; a tool result's name comes from its call; tool results in a
  * user message (Anthropic) become tool messages. Blocks of a kind only the source format knows are
- * left out. Within one format, the messages come back as they were.
+ * left out. A tool call that a later message follows without its result (an aborted turn) gets a
+ * synthetic error result, as pi does; the calls of the last assistant message stay pending.
+ * Within one format, the messages come back as they were (with those results).
  *
  * @param options.from The messages' format (default: detected).
  * @param options.to The format to write.
+ * @param options.unansweredCalls `"answer"` (default): the synthetic error results; `"keep"`: none.
+ * @returns The messages; the array's non-enumerable `answeredCalls` lists the ids of the calls answered.
  */
-export function convertMessages<T extends FormatName>(messages: readonly object[], options: { from?: MessageFormat; to: T }): FormatMessages[T][];
+export function convertMessages<T extends FormatName>(messages: readonly object[], options: { from?: MessageFormat; to: T; unansweredCalls?: "answer" | "keep" }): FormatMessages[T][] & { readonly answeredCalls: string[] };
 
 /**
  * LangChain's `trimMessages` semantics without a model call: keeps the last (or first) messages

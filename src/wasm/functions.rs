@@ -15,8 +15,6 @@ use crate::core::render::{Origin, Rendered};
 use crate::core::repair::{repair, RepairAction};
 use crate::core::trim::{trim, trim_history, TrimOptions, Trimmed};
 use crate::core::validate::validate;
-use crate::formats::claude_code::import_claude_code;
-use crate::formats::pi_session::import_pi_session;
 use crate::formats::Format;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -178,25 +176,19 @@ pub fn repair_messages(
 }
 
 /// Imports a pi or Claude Code session file (JSONL text): `{ format, messages, history,
-/// compactions }` where `messages` is what the agent would send now (the latest recorded summary
-/// and what follows it) and `history` every message of the file, both in the file's message format.
+/// compactions, warnings }` where `messages` is what the agent would send now (the latest recorded
+/// summary and what follows it) and `history` every message of the file, both in the file's message
+/// format; `warnings` names an incomplete last line left out (`{ strict: true }` refuses it).
 #[wasm_bindgen(js_name = importSession, skip_typescript)]
 pub fn import_session(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] kind: JsValue,
+    options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = super::convert::text_arg(&text, "text")?;
     let kind = super::convert::text_arg(&kind, "kind")?;
-    let session = match kind.as_str() {
-        "pi" => throw(import_pi_session(&text))?,
-        "claude-code" => throw(import_claude_code(&text))?,
-        other => {
-            return throw(Err(Error::invalid_input(
-                "kind",
-                format!("unknown session kind \"{other}\": expected \"pi\" or \"claude-code\""),
-            )))
-        }
-    };
+    let read = super::session_file::read_args(&options, "options", &["strict"])?;
+    let session = super::session_file::import(&text, &kind, "kind", read.options)?;
     let compactions: Vec<Value> = session
         .compactions
         .iter()
@@ -230,16 +222,18 @@ pub fn import_session(
         ("messages", messages.into()),
         ("history", history.into()),
         ("compactions", to_js(&compactions)),
+        ("warnings", to_js(&session.warnings)),
     ] {
         js_sys::Reflect::set(&out, &JsValue::from_str(key), &value)?;
     }
     Ok(out.into())
 }
 
-/// Messages of one format written in another (see `formats::convert`).
+/// Messages of one format written in another (see `formats::convert`). The array has a
+/// non-enumerable `answeredCalls`: the ids of the calls given a synthetic error result.
 #[wasm_bindgen(js_name = convertMessages, skip_typescript)]
 pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    super::convert::check_keys(&options, &["from", "to"])?;
+    super::convert::check_keys(&options, &["from", "to", "unansweredCalls"])?;
     let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
     let name = |key: &str| -> Result<Option<Format>, JsValue> {
         match json.get(key) {
@@ -273,6 +267,34 @@ pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, 
         super::plain::Kind::Stored,
         "messages",
     )?;
-    let converted = throw(crate::formats::convert::convert(&input, from, to))?;
-    Ok(to_js(&converted.messages))
+    let answer_unanswered = match json.get("unansweredCalls") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) if s == "answer" => true,
+        Some(Value::String(s)) if s == "keep" => false,
+        Some(_) => {
+            return throw(Err(Error::invalid_option(
+                "options.unansweredCalls",
+                "unansweredCalls is \"answer\" (a synthetic error result for each) or \"keep\"",
+            )))
+        }
+    };
+    let converted = throw(crate::formats::convert::convert_with(
+        &input,
+        from,
+        to,
+        crate::formats::convert::ConvertOptions { answer_unanswered },
+    ))?;
+    let out = to_js(&converted.messages);
+    let descriptor = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &descriptor,
+        &JsValue::from_str("value"),
+        &to_js(&converted.answered),
+    )?;
+    js_sys::Object::define_property(
+        out.unchecked_ref::<js_sys::Object>(),
+        &JsValue::from_str("answeredCalls"),
+        &descriptor,
+    );
+    Ok(out)
 }

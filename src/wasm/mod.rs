@@ -21,6 +21,7 @@ pub mod overflow;
 pub mod plain;
 pub mod session;
 pub mod session_compact;
+pub mod session_file;
 pub mod session_store;
 pub mod session_types;
 pub mod summarize;

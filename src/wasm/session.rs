@@ -380,27 +380,21 @@ impl Session {
     }
 
     /// Imports a pi or Claude Code session file, honouring the compactions the agent recorded.
+    /// `read`: `{ strict?, onWarning? }` (an incomplete last line is left out with a warning
+    /// unless `strict`).
     #[wasm_bindgen(js_name = fromSessionFile)]
     pub fn from_session_file(
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] source: JsValue,
         options: JsValue,
+        read: JsValue,
     ) -> Result<Session, JsValue> {
         let text = super::convert::text_arg(&text, "text")?;
         let source = super::convert::text_arg(&source, "source")?;
         let (options, session_options, callbacks) = parse_options(&options)?;
-        let imported = match source.as_str() {
-            "pi" => throw(crate::formats::pi_session::import_pi_session(&text))?,
-            "claude-code" => throw(crate::formats::claude_code::import_claude_code(&text))?,
-            other => {
-                return throw(Err(Error::invalid_input(
-                    "source",
-                    format!(
-                        "unknown session source \"{other}\" (expected \"pi\" or \"claude-code\")"
-                    ),
-                )))
-            }
-        };
+        let read = super::session_file::read_args(&read, "read", &["strict", "onWarning"])?;
+        let imported = super::session_file::import(&text, &source, "source", read.options)?;
+        super::session_file::report(&imported.warnings, read.on_warning.as_ref());
         let inner = Inner {
             options,
             session_options,

@@ -124,8 +124,12 @@ export declare class Session<M extends object = object> {
   constructor(options: SessionOptions<M>);
   /** Reads a log written by `toJSONL()` / `flush()`; `INVALID_INPUT` naming `lines[i]` for a bad line. */
   static fromJSONL<M extends object = object>(text: string, options: SessionOptions<M>): Session<M>;
-  /** Imports a pi or Claude Code session file, keeping the compactions the agent recorded. */
-  static fromSessionFile<M extends object = object>(text: string, source: "pi" | "claude-code", options: SessionOptions<M>): Session<M>;
+  /**
+   * Imports a pi or Claude Code session file, keeping the compactions the agent recorded. An
+   * incomplete last line is left out and named to `read.onWarning` (default `console.warn`);
+   * `read.strict` refuses it. A file of the other agent is `INVALID_INPUT`.
+   */
+  static fromSessionFile<M extends object = object>(text: string, source: "pi" | "claude-code", options: SessionOptions<M>, read?: { strict?: boolean; onWarning?: (warning: string) => void }): Session<M>;
   /** Appends a message or messages; returns their entry ids. Costs O(new messages). */
   append(messages: M | readonly M[]): string[];
   /**

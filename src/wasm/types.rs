@@ -47,12 +47,15 @@ export type Trigger =
  * `"turn-window"`, `"token-budget"`) make no model call: what they do not keep is dropped and
  * returned as `removed`, unless `summarize: true`. The others summarize. `overlap` (default 2,
  * messages): the first kept messages the recursive strategy also shows the summarizer.
+ * `"token-window"` keeps the longest tail within `maxTokens` (at least the last message; a cut on
+ * a tool result moves back to its call): LangChain's `keep: { tokens }`.
  */
 export type KeepStrategy =
   | { type: "recent-tokens"; keep: number; summarize?: boolean }
   | { type: "sliding-window"; keep: number; summarize?: boolean }
   | { type: "turn-window"; keep: number; summarize?: boolean }
   | { type: "token-budget"; maxTokens: number; summarize?: boolean }
+  | { type: "token-window"; maxTokens: number; summarize?: boolean }
   | { type: "recursive"; keep: number; overlap?: number; summarize?: boolean }
   | { type: "codex"; maxTokens: number; summarize?: boolean };
 
@@ -245,8 +248,10 @@ export interface CompactorOptions<M = object> {
   /** What is kept verbatim. Default: the recent tokens (`keepRecentTokens`). */
   strategy?: KeepStrategy;
   /**
-   * `"split"`: the kept tail may start inside a turn, whose beginning is summarized separately;
-   * `"snap"`: the kept tail starts at a user message. Default `"split"`.
+   * `"split"`: the kept tail may start inside a turn, whose beginning is summarized separately
+   * (with `"sliding-window"` or `"recursive"`, at least `keep` messages are kept: a cut on a tool
+   * result moves back to its call); `"snap"`: the kept tail starts at a user message. Default
+   * `"split"` (`"snap"` for the sliding window, turn window, token budget and recursive strategies).
    */
   turnBoundary?: "split" | "snap";
   /**

@@ -353,7 +353,17 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
         s.plan.summarize = summarize;
     }
     match r.choice("turnBoundary", &["split", "snap"])? {
-        Some("split") => s.plan.boundary = TurnBoundary::Split,
+        Some("split") => {
+            s.plan.boundary = TurnBoundary::Split;
+            // Asked to split, a message window keeps at least its messages: a cut on a tool
+            // result moves back to the call (LangChain's summarizationMiddleware, seed 001).
+            if matches!(
+                s.plan.strategy,
+                Strategy::LastMessages { .. } | Strategy::Recursive { .. }
+            ) {
+                s.plan.direction = Direction::Backward;
+            }
+        }
         Some(_) => s.plan.boundary = TurnBoundary::Snap,
         None => {}
     }
@@ -397,6 +407,7 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
 
 /// A strategy: `{ type: "recent-tokens", keep }`, `{ type: "sliding-window", keep }`,
 /// `{ type: "turn-window", keep }`, `{ type: "token-budget", maxTokens }`,
+/// `{ type: "token-window", maxTokens }` (LangChain's `keep: { tokens }`),
 /// `{ type: "recursive", keep, overlap? }`, `{ type: "codex", maxTokens }`, each with an optional
 /// `summarize` flag. Seed 002's sliding window, turn window and token budget make no model call:
 /// they drop (archive) what they do not keep unless `summarize: true`; the others summarize.
@@ -410,6 +421,7 @@ fn strategy(value: &Value) -> Result<(Strategy, bool)> {
                 "sliding-window",
                 "turn-window",
                 "token-budget",
+                "token-window",
                 "recursive",
                 "codex",
             ],
@@ -431,6 +443,9 @@ fn strategy(value: &Value) -> Result<(Strategy, bool)> {
             keep: need("keep")?,
         },
         "token-budget" => Strategy::TokenBudget {
+            max: need("maxTokens")?,
+        },
+        "token-window" => Strategy::TokenWindow {
             max: need("maxTokens")?,
         },
         "recursive" => {

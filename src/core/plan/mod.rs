@@ -213,14 +213,19 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
 
 /// A split turn whose prefix is no larger than its summary budget is not split: summarizing it
 /// could not make it smaller, so the cut moves back to the turn's start and the prefix stays
-/// verbatim (a short request followed by a huge tool result is the common case).
+/// verbatim (a short request followed by a huge tool result is the common case). Only for a tail of
+/// about so many tokens: a message window or a token window (LangChain's `keep`) keeps what it was
+/// asked for.
 fn keep_small_prefix(
     cut: usize,
     layout: &Layout,
     tokens: &[usize],
     options: &PlanOptions,
 ) -> usize {
-    if options.boundary != TurnBoundary::Split || !options.summarize {
+    if options.boundary != TurnBoundary::Split
+        || !options.summarize
+        || !matches!(options.strategy, Strategy::RecentTokens { .. })
+    {
         return cut;
     }
     // Only a prefix summarized as a piece of its own (older history precedes it) is at stake.

@@ -17,6 +17,10 @@ pub enum Strategy {
     LastTurns { keep: usize },
     /// Keep the longest suffix within `max` tokens (seed 002 token budget); may keep nothing.
     TokenBudget { max: usize },
+    /// Keep the longest suffix within `max` tokens but at least the last message, the cut moved
+    /// back to a candidate (LangChain's `summarizationMiddleware` `keep: { tokens }`: a cut on a
+    /// tool result moves back to its call, keeping more than `max`).
+    TokenWindow { max: usize },
     /// Keep the last `keep` messages and also show the first `overlap` of them to the summarizer
     /// (seed 002 recursive summarization; `overlap < keep`).
     Recursive { keep: usize, overlap: usize },
@@ -77,6 +81,12 @@ pub fn initial_cut(
                 j => select(&candidates, j, Direction::Forward, false).unwrap_or(len),
             }
         }
+        Strategy::TokenWindow { max } => match fit_back(tokens, floor, max) {
+            // Everything after the boundary is within the budget: nothing to summarize.
+            j if j == floor => floor,
+            // Even the last message alone is over the budget: it is kept all the same.
+            j => pick(j.min(len.saturating_sub(1)).max(floor), Direction::Backward),
+        },
         Strategy::RecentUserMessages { .. } => return None,
     })
 }

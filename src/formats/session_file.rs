@@ -1,0 +1,193 @@
+//! Reading an agent's session file before its entries are interpreted: the JSONL lines (a file
+//! that is still being written may end in an incomplete line) and the check that the file was
+//! written by the agent it is imported as (pi or Claude Code).
+//!
+//! - **Incomplete last line.** Agents append one JSON object and a newline per entry, so a file
+//!   read while the agent runs can end in part of an entry. A last line that has no newline after
+//!   it and is not valid JSON is left out, with a warning naming it; with
+//!   [`ReadOptions::strict`] it is an error, as is every bad line that a newline ends.
+//! - **Which agent.** pi writes a `session` header and `message`, `compaction`, `branch_summary`,
+//!   `custom_message`, `model_change`, `thinking_level_change` entries; Claude Code writes
+//!   `user`, `assistant`, `system`, `summary`, `progress`, `file-history-snapshot` and
+//!   `queue-operation` lines. A file with lines but none of the named agent's is refused, naming
+//!   the first line of the other agent when there is one.
+
+use serde_json::Value;
+
+use crate::core::error::{Error, Result};
+
+use super::session::SessionSource;
+
+/// How a session file is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Refuse an incomplete last line instead of leaving it out with a warning.
+    pub strict: bool,
+}
+
+/// The parsed lines of a JSONL file.
+#[derive(Debug)]
+pub struct Lines {
+    /// `(1-based line number, object)`, empty lines skipped.
+    pub lines: Vec<(usize, Value)>,
+    /// What was left out (an incomplete last line), each naming its line.
+    pub warnings: Vec<String>,
+}
+
+/// Splits JSONL text into parsed lines (empty lines skipped). A bad line is `INVALID_INPUT`
+/// naming it, except an incomplete last line when not `strict` (see the module documentation).
+pub fn parse_lines(text: &str, options: ReadOptions) -> Result<Lines> {
+    let mut out = Lines {
+        lines: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let ends_complete = text.ends_with('\n');
+    let mut raw_lines = text.lines().enumerate().peekable();
+    while let Some((i, raw)) = raw_lines.next() {
+        let number = i + 1;
+        let raw = raw.trim();
+        if raw.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_str(raw) {
+            Ok(v) => v,
+            Err(e) => {
+                let last = raw_lines.peek().is_none();
+                if last && !ends_complete && !options.strict {
+                    out.warnings.push(format!(
+                        "line {number}: incomplete last line left out (the file is still being written, or was cut off)"
+                    ));
+                    break;
+                }
+                return Err(Error::invalid_input(
+                    format!("line {number}"),
+                    format!("line {number}: not valid JSON ({e})"),
+                ));
+            }
+        };
+        if !value.is_object() {
+            return Err(Error::invalid_input(
+                format!("line {number}"),
+                format!("line {number}: expected a JSON object"),
+            ));
+        }
+        out.lines.push((number, value));
+    }
+    Ok(out)
+}
+
+/// The agent whose entry type a line has, if it is one of the types the module names.
+fn writer(value: &Value) -> Option<SessionSource> {
+    match value.get("type").and_then(Value::as_str)? {
+        "session"
+        | "message"
+        | "compaction"
+        | "branch_summary"
+        | "custom_message"
+        | "model_change"
+        | "thinking_level_change" => Some(SessionSource::Pi),
+        "user"
+        | "assistant"
+        | "system"
+        | "summary"
+        | "progress"
+        | "file-history-snapshot"
+        | "queue-operation" => Some(SessionSource::ClaudeCode),
+        _ => None,
+    }
+}
+
+fn name(source: SessionSource) -> (&'static str, &'static str) {
+    match source {
+        SessionSource::Pi => ("pi", "pi"),
+        SessionSource::ClaudeCode => ("Claude Code", "claude-code"),
+    }
+}
+
+/// Checks that a file with lines has at least one line of `expected`'s entry types; otherwise
+/// `INVALID_INPUT` saying which agent wrote it (naming its first line) or that neither did.
+pub fn check_writer(lines: &[(usize, Value)], expected: SessionSource) -> Result<()> {
+    let Some((first, _)) = lines.first() else {
+        return Ok(());
+    };
+    if lines.iter().any(|(_, v)| writer(v) == Some(expected)) {
+        return Ok(());
+    }
+    let (want, _) = name(expected);
+    let other = lines
+        .iter()
+        .find_map(|(n, v)| writer(v).map(|w| (*n, w, v)));
+    let (line, message) = match other {
+        Some((n, source, v)) => {
+            let (other_name, kind) = name(source);
+            let entry = v.get("type").and_then(Value::as_str).unwrap_or("");
+            (
+                n,
+                format!(
+                    "line {n}: this is a {other_name} session file (a \"{entry}\" entry), not a {want} one: import it as \"{kind}\""
+                ),
+            )
+        }
+        None => (
+            *first,
+            format!("line {first}: not a {want} session file: no line is a {want} entry"),
+        ),
+    };
+    Err(Error::invalid_input(format!("line {line}"), message))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const LENIENT: ReadOptions = ReadOptions { strict: false };
+    const STRICT: ReadOptions = ReadOptions { strict: true };
+
+    #[test]
+    fn an_incomplete_last_line_is_left_out_with_a_warning() {
+        let text = "{\"type\":\"session\"}\n{\"type\":\"mess";
+        let read = parse_lines(text, LENIENT).unwrap();
+        assert_eq!(read.lines.len(), 1);
+        assert_eq!(read.warnings.len(), 1);
+        assert!(
+            read.warnings[0].starts_with("line 2: "),
+            "{:?}",
+            read.warnings
+        );
+        let err = parse_lines(text, STRICT).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("line 2"));
+    }
+
+    #[test]
+    fn a_bad_line_that_a_newline_ends_is_an_error() {
+        let err = parse_lines("{\"type\":\"session\"}\n{\"type\":\"mess\n", LENIENT).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("line 2"));
+        let err = parse_lines("{\"a\"\n{\"type\":\"session\"}", LENIENT).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("line 1"));
+    }
+
+    #[test]
+    fn a_complete_last_line_without_a_newline_is_read() {
+        let read = parse_lines("{\"type\":\"session\"}", STRICT).unwrap();
+        assert_eq!(read.lines.len(), 1);
+        assert!(read.warnings.is_empty());
+    }
+
+    #[test]
+    fn the_writer_is_checked() {
+        let cc = parse_lines(
+            "{\"type\":\"summary\"}\n{\"type\":\"user\",\"message\":{}}\n",
+            STRICT,
+        )
+        .unwrap()
+        .lines;
+        let err = check_writer(&cc, SessionSource::Pi).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("line 1"));
+        assert!(err.message.contains("Claude Code"), "{}", err.message);
+        assert!(check_writer(&cc, SessionSource::ClaudeCode).is_ok());
+        let unknown = parse_lines("{\"type\":\"x\"}\n", STRICT).unwrap().lines;
+        assert!(check_writer(&unknown, SessionSource::Pi).is_err());
+        assert!(check_writer(&[], SessionSource::Pi).is_ok());
+    }
+}

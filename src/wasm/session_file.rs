@@ -1,0 +1,107 @@
+//! The arguments of `importSession` and `Session.fromSessionFile` that say how an agent's session
+//! file is read: the agent (`"pi"` | `"claude-code"`) and the read options (`strict`, and for
+//! `fromSessionFile` `onWarning`). The reading itself is `formats::session_file`'s.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::error::throw;
+use crate::core::error::Error;
+use crate::formats::claude_code::import_claude_code_with;
+use crate::formats::pi_session::import_pi_session_with;
+use crate::formats::session_file::ReadOptions;
+use crate::formats::ImportedSession;
+
+/// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
+pub struct ReadArgs {
+    pub options: ReadOptions,
+    pub on_warning: Option<js_sys::Function>,
+}
+
+/// Reads `{ strict?, onWarning? }` (only the keys in `allowed`); `undefined` or `null` is the
+/// default (lenient, warnings to `console.warn` where `onWarning` is allowed).
+pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadArgs, JsValue> {
+    let mut args = ReadArgs {
+        options: ReadOptions::default(),
+        on_warning: None,
+    };
+    if value.is_undefined() || value.is_null() {
+        return Ok(args);
+    }
+    if !value.is_object() || js_sys::Array::is_array(value) {
+        return throw(Err(Error::invalid_option(
+            path,
+            format!("{path} must be an object"),
+        )));
+    }
+    let keys = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>());
+    for key in keys.iter().filter_map(|k| k.as_string()) {
+        let field = js_sys::Reflect::get(value, &JsValue::from_str(&key))?;
+        let key_path = format!("{path}.{key}");
+        match key.as_str() {
+            "strict" if allowed.contains(&"strict") => match field.as_bool() {
+                Some(b) => args.options.strict = b,
+                None if field.is_undefined() => {}
+                None => {
+                    return throw(Err(Error::invalid_option(
+                        key_path,
+                        "strict must be a boolean",
+                    )))
+                }
+            },
+            "onWarning" if allowed.contains(&"onWarning") => {
+                if let Some(f) = field.dyn_ref::<js_sys::Function>() {
+                    args.on_warning = Some(f.clone());
+                } else if !field.is_undefined() {
+                    return throw(Err(Error::invalid_option(
+                        key_path,
+                        "onWarning must be a function",
+                    )));
+                }
+            }
+            _ => {
+                return throw(Err(Error::invalid_option(
+                    key_path,
+                    format!("unknown option \"{key}\" (expected {})", allowed.join(", ")),
+                )))
+            }
+        }
+    }
+    Ok(args)
+}
+
+/// Imports `text` as the agent `kind` names (`path` names the argument in errors).
+pub fn import(
+    text: &str,
+    kind: &str,
+    path: &str,
+    options: ReadOptions,
+) -> Result<ImportedSession, JsValue> {
+    match kind {
+        "pi" => throw(import_pi_session_with(text, options)),
+        "claude-code" => throw(import_claude_code_with(text, options)),
+        other => throw(Err(Error::invalid_input(
+            path,
+            format!("unknown session {path} \"{other}\": expected \"pi\" or \"claude-code\""),
+        ))),
+    }
+}
+
+/// Hands each warning to `onWarning` (its own errors are ignored, as `onError`'s are), or to
+/// `console.warn` without one.
+pub fn report(warnings: &[String], on_warning: Option<&js_sys::Function>) {
+    for warning in warnings {
+        match on_warning {
+            Some(f) => {
+                let _ = f.call1(&JsValue::UNDEFINED, &JsValue::from_str(warning));
+            }
+            None => console_warn(&format!("context-compaction: {warning}")),
+        }
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn console_warn(text: &str);
+}
