@@ -261,3 +261,36 @@ fn timers_and_retries_are_bounded() {
     )
     .is_ok());
 }
+
+#[test]
+fn turn_boundary_defaults_to_split_and_snaps_for_the_seed_002_strategies() {
+    use context_compaction::core::cut::{Direction, TurnBoundary};
+    let plan = |v: serde_json::Value| parse(&v).unwrap().settings.plan;
+    let p = plan(json!({"contextWindow": 100000}));
+    assert_eq!(p.boundary, TurnBoundary::Split, "the documented default");
+    let window = json!({"type": "sliding-window", "keep": 20, "summarize": true});
+    let p = plan(json!({"contextWindow": 100000, "strategy": window}));
+    assert_eq!(
+        (p.boundary, p.direction),
+        (TurnBoundary::Snap, Direction::Forward)
+    );
+    // Given, "split" keeps at least the window's messages: the cut moves back over tool results.
+    let p = plan(json!({"contextWindow": 100000, "strategy": window, "turnBoundary": "split"}));
+    assert_eq!(
+        (p.boundary, p.direction),
+        (TurnBoundary::Split, Direction::Backward)
+    );
+    let p = plan(
+        json!({"contextWindow": 100000, "strategy": {"type": "token-window", "maxTokens": 500}}),
+    );
+    assert_eq!(p.strategy, Strategy::TokenWindow { max: 500 });
+    assert_eq!(p.boundary, TurnBoundary::Split);
+    assert!(
+        p.summarize,
+        "a token window summarizes what it does not keep"
+    );
+    assert_eq!(
+        err_path(json!({"contextWindow": 100000, "strategy": {"type": "token-window"}})),
+        "strategy.maxTokens"
+    );
+}

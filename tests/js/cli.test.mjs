@@ -252,7 +252,7 @@ test("a missing file, a file that is not a session, an empty file: exit 1, no re
     assert.equal(r.stdout, "", name);
   }
   // A session the flag says is something else.
-  fails(run(["inspect", toolHeavy, "--format", "pi"]), 1, /no line holds a pi message/);
+  fails(run(["inspect", toolHeavy, "--format", "pi"]), 1, /this is a Claude Code session file \(a "[a-z-]+" entry\), not a pi one/);
   fails(run(["inspect", toolHeavy, "--format", "openai"]), 1, /--format openai reads a JSON array/);
 });
 

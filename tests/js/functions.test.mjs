@@ -54,7 +54,8 @@ test("importSession reads the bundled Claude Code session", () => {
   assert.deepEqual(session.history, session.messages, "no compaction: the live context is the history");
   assert.deepEqual(session.compactions, []);
   assert.throws(() => importSession(text, "cursor"), (e) => e.code === "INVALID_INPUT" && e.path === "kind");
-  assert.throws(() => importSession("{not json", "pi"), (e) => e.code === "INVALID_INPUT");
+  assert.throws(() => importSession("{not json\n", "pi"), (e) => e.code === "INVALID_INPUT");
+  assert.throws(() => importSession("{not json", "pi", { strict: true }), (e) => e.code === "INVALID_INPUT");
 });
 
 test("importSession honours the compactions recorded in pi and Claude Code files", () => {

@@ -55,7 +55,8 @@ const violations: Violation[] = validateMessages(history, "openai");
 const repaired = repairMessages(history).actions.map((a) => a.action);
 const trimmed: object[] = trimMessages(history, { maxTokens: 1000, strategy: "last", startOn: "user", includeSystem: true });
 const session = importSession("", "pi").compactions.map((c) => c.summary);
-void [estimate, should, kept, next, field, files, pruned, violations, repaired, trimmed, session, CompactionError];
+const importWarnings: string[] = importSession("", "claude-code", { strict: true }).warnings;
+void [estimate, should, kept, next, field, files, pruned, violations, repaired, trimmed, session, importWarnings, CompactionError];
 
 // Misuse is a type error.
 // @ts-expect-error: unknown strategy type

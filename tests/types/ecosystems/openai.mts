@@ -32,10 +32,14 @@ const repaired: ChatCompletionMessageParam[] = repairMessages(history).messages;
 declare const anthropicHistory: readonly object[];
 const converted: OpenAIMessage[] = convertMessages(anthropicHistory, { from: "anthropic", to: "openai" });
 const sendable: ChatCompletionMessageParam[] = converted;
+// The README's own message type takes converted messages; the calls answered are listed.
+type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string };
+const readmeTyped: ChatMessage[] = convertMessages(anthropicHistory, { to: "openai", unansweredCalls: "answer" });
+const answeredCalls: readonly string[] = convertMessages(anthropicHistory, { to: "openai" }).answeredCalls;
 
 const session = new Session<ChatCompletionMessageParam>({ model: "gpt-4o", format: "openai", summarize: (r) => r.prompt });
 session.append(history);
 session.recordUsage(usage);
 const rendered: ChatCompletionMessageParam[] = session.render().messages;
 
-export { next, result, trimmed, repaired, sendable, rendered };
+export { next, result, trimmed, repaired, sendable, rendered, readmeTyped, answeredCalls };
