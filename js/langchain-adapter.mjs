@@ -2,7 +2,9 @@
 // messages in and out. Kept messages are the caller's own `BaseMessage` objects; a summary or a
 // changed message (a pruned tool output) comes back from the core in LangChain's plain form and is
 // made a real message here (`coerceMessageLikeToMessage`). No policy lives here: the cut, the
-// summary and the trim are the core's. The build turns this file into CommonJS for the Node entry.
+// summary and the trim are the core's; the middleware only writes LangChain's `trigger` and `keep`
+// as the package's options with the same meaning. The build turns this file into CommonJS for the
+// Node entry.
 
 // LangChain's `trigger` sizes (`{ fraction | tokens | messages }`, several keys all required, an
 // array of them any one) as the package's trigger, with summarizationMiddleware's comparisons:
@@ -66,9 +68,9 @@ export function makeLangChain(cc, lc, agents) {
   }
 
   /**
-   * A middleware for LangChain's `createAgent`, shaped like its `summarizationMiddleware`: before
-   * each model call the agent's messages are compacted (`maybeCompact`) and the state is replaced
-   * by the compacted ones, with this package's cut guarantees.
+   * A middleware for LangChain's `createAgent` that takes its `summarizationMiddleware`'s options
+   * with their meaning: before each model call the agent's messages are compacted (`maybeCompact`)
+   * and the state is replaced by the compacted ones, with this package's cut guarantees.
    */
   // LangChain's `keep` (exactly one of `messages`, `tokens`, `fraction`) as the package's strategy:
   // the last N messages or the longest tail within N tokens, a cut on a tool result moved back to
@@ -95,9 +97,9 @@ export function makeLangChain(cc, lc, agents) {
   }
 
   /**
-   * A middleware for LangChain's `createAgent`, shaped like its `summarizationMiddleware`: before
-   * each model call the agent's messages are compacted (`maybeCompact`) and the state is replaced
-   * by the compacted ones, with this package's cut guarantees.
+   * A middleware for LangChain's `createAgent` that takes its `summarizationMiddleware`'s options
+   * with their meaning: before each model call the agent's messages are compacted (`maybeCompact`)
+   * and the state is replaced by the compacted ones, with this package's cut guarantees.
    */
   function compactionMiddleware(options) {
     if (!agents) {
@@ -148,7 +150,12 @@ export function makeLangChain(cc, lc, agents) {
     let pending;
     const ready = async () => {
       if (make) return;
-      pending ??= chatModel().then((m) => setup(m?.profile?.maxInputTokens ?? undefined));
+      // A model that cannot be made leaves the window to the model table; the summary call then
+      // fails as any summarizer failure does.
+      pending ??= chatModel().then(
+        (m) => setup(m?.profile?.maxInputTokens ?? undefined),
+        () => setup(undefined),
+      );
       await pending;
     };
     const needsProfile = knownWindow === undefined && typeof model === "string" && (usesFraction(trigger) || keep?.fraction !== undefined);

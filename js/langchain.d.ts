@@ -116,13 +116,16 @@ export interface CompactionMiddlewareOptions extends Omit<Partial<CompactorOptio
    */
   model?: SummaryChatModel | string;
   /**
-   * When to compact: all keys of one size must hold; any size of an array. Default: the
-   * `Compactor` trigger (or the `preset`'s).
+   * When to compact, compared as `summarizationMiddleware` compares: all keys of one size must hold
+   * (`messages >= N`, `tokens >= N`, `tokens >= floor(window × fraction)`); any size of an array.
+   * Default: the `Compactor` trigger (or the `preset`'s).
    */
   trigger?: ContextSize | ContextSize[];
   /**
-   * What to keep verbatim: the last `messages`, or `tokens`, or a `fraction` of the window (when
-   * the window is known). Default: `keepRecentTokens` (or the `preset`'s).
+   * What to keep verbatim, exactly one key: the last `messages` (more only when the cut would
+   * fall on tool messages: it moves back to their AI message), or the longest tail within `tokens`
+   * or a `fraction` of the window (`INVALID_OPTIONS` when the window is not known). Default:
+   * `keepRecentTokens` (or the `preset`'s).
    */
   keep?: ContextSize;
   /** The system prompt of the summary call made with `model`. Default: the built-in (or the `preset`'s). */
@@ -130,8 +133,8 @@ export interface CompactionMiddlewareOptions extends Omit<Partial<CompactorOptio
 }
 
 /**
- * A middleware for LangChain's `createAgent`, shaped like its `summarizationMiddleware`: before each
- * model call the agent's messages are compacted with this package's guarantees (never a tool
+ * A middleware for LangChain's `createAgent` taking its `summarizationMiddleware`'s options with
+ * their meaning: before each model call the agent's messages are compacted with this package's guarantees (never a tool
  * message without its call, turns respected, the recent tail kept) and the state replaced by the
  * compacted messages. Needs the `langchain` package.
  */

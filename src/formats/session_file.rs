@@ -151,7 +151,7 @@ mod tests {
         assert_eq!(read.lines.len(), 1);
         assert_eq!(read.warnings.len(), 1);
         assert!(
-            read.warnings[0].starts_with("line 2: "),
+            read.warnings.iter().all(|w| w.starts_with("line 2: ")),
             "{:?}",
             read.warnings
         );

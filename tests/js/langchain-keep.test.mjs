@@ -145,6 +145,35 @@ test("trigger compares as LangChain's: messages >= N, tokens >= N, fraction of t
   assert.equal(byTokens.summaries, 1);
 });
 
+test('a "provider:model" name: the window is the profile of the model initChatModel makes, read when a fraction needs it', async () => {
+  // The adapter with an initChatModel that records its calls (no provider package is installed here).
+  const { makeLangChain } = await import("../../js/langchain-adapter.mjs");
+  const cc = await import("context-compaction");
+  const lc = await import("@langchain/core/messages");
+  const { createMiddleware } = await import("langchain");
+  const { REMOVE_ALL_MESSAGES } = await import("@langchain/langgraph");
+  const inits = [];
+  const initChatModel = async (name) => {
+    inits.push(name);
+    return { invoke: async () => new AIMessage(SUMMARY), profile: { maxInputTokens: 100_000 } };
+  };
+  const api = makeLangChain(cc, lc, { createMiddleware, initChatModel, REMOVE_ALL_MESSAGES });
+  const history = rounds(12);
+  const run = async (options) => {
+    const model = new RecordingModel();
+    await createAgent({ model, tools: [], middleware: [api.compactionMiddleware(options)] }).invoke({ messages: history });
+    return model.calls[0].map(text);
+  };
+  const byName = await run({ model: "openai:gpt-4o-mini", trigger: { messages: 40 }, keep: { fraction: 0.01 } });
+  assert.deepEqual(inits, ["openai:gpt-4o-mini"], "initChatModel made the model once, for the window and the summary");
+  const byWindow = await runAgent(history, { contextWindow: 100_000, trigger: { messages: 40 }, keep: { tokens: 1_000 } });
+  assert.deepEqual(byName, byWindow.seen.map(text));
+  // Without a fraction the window comes from the package's model table: no model is made to read it.
+  inits.length = 0;
+  api.compactionMiddleware({ model: "openai:gpt-4o-mini", trigger: { tokens: 1_000 }, keep: { messages: 5 } });
+  assert.deepEqual(inits, []);
+});
+
 test("keep is checked as LangChain checks it", () => {
   const refused = (keep, path, extra = {}) =>
     assert.throws(
