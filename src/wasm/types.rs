@@ -323,6 +323,15 @@ export interface CompactorOptions<M = object> {
   rollupTokens?: number;
   /** Also cut transcript chunks at this many tokens. Default: none (`"langchain"` preset: 4,000). */
   summarizerInputTokens?: number;
+  /**
+   * The summary request offered first: `"transcript"` (a transcript prompt under the summarizer's
+   * own system prompt, for any model) or `"continue"` (the conversation as the model last saw it,
+   * then the instruction: cheapest with the same model, whose prompt cache it reads). Default: the
+   * preset's agent's (`"continue"` for `claude-code`, `codex`, `opencode`), else `"transcript"`.
+   */
+  summaryMode?: "transcript" | "continue";
+  /** Whose prompt-cache rules and prices `plan().cost` assumes. Default: the `model`'s provider, else the preset's, else Anthropic's. */
+  cost?: CostOptions;
   /** How images are priced: a provider's rule, or a fixed number of tokens each. Default: the `model`'s provider's rule, else `"anthropic"`. */
   imageRule?: "anthropic" | "openai" | "gemini" | number;
   /** Milliseconds allowed per summarizer call; the request's `signal` aborts then. Default 120,000. */
@@ -486,8 +495,45 @@ export interface PartChange {
   /** Tokens freed. */
   tokensFreed: number;
 }
+/** The `cost` option: the provider, its prices and the caller's cache markers. */
+export interface CostOptions {
+  provider?: "anthropic" | "openai" | "gemini" | "none";
+  /** USD per million tokens (`input`, `output`) and cached input as multiples of `input`. */
+  prices?: { input?: number; output?: number; cacheRead?: number; cacheWrite5m?: number; cacheWrite1h?: number };
+  /** The shortest cacheable prefix (Anthropic 1,024 for Sonnet, OpenAI 1,024, Gemini 2.5 2,048). */
+  minCacheTokens?: number;
+  /** The TTL of your Anthropic cache markers. Default `"5m"` (`claude-code`: `"1h"`). */
+  cacheTtl?: "5m" | "1h";
+}
+/** One request mode's expected cost. */
+export interface ModeCost {
+  /** Input tokens at the full price. */
+  fresh: number;
+  /** Input tokens read from the prompt cache. */
+  cacheRead: number;
+  /** Input tokens written to the cache (`cacheWrite5m + cacheWrite1h`). */
+  cacheWrite: number;
+  cacheWrite5m: number;
+  cacheWrite1h: number;
+  /** The input in fresh-token equivalents (rounded). */
+  inputEquivalents: number;
+  /** The summarizer's output budget. */
+  outputTokens: number;
+  /** USD at the price table, the whole output budget spent. */
+  dollars: number;
+}
+/** What compacting now costs in each request mode (`plan().cost`). */
+export interface CompactionCost {
+  provider: "anthropic" | "openai" | "gemini" | "none";
+  /** The mode the options choose. */
+  mode: "transcript" | "continue";
+  continue: ModeCost;
+  transcript: ModeCost;
+}
 /** What `plan()` returns: a preview of a compaction. Indices refer to the messages given to `plan`. */
 export interface PlanPreview {
+  /** The expected cost of compacting now, in each request mode; null when it cannot be estimated. */
+  cost: CompactionCost | null;
   /** Whether the trigger fires. */
   shouldCompact: boolean;
   /** Why, in words. */
