@@ -1,8 +1,9 @@
 //! The messages of a summary request that continues the conversation, in the caller's format: the
 //! conversation as the model last saw it, then the summary instruction as the final user message.
 //! For Anthropic messages, cache markers are placed by the core's rule
-//! ([`cache_marks`](crate::core::summary::continuation::cache_marks)): the caller's markers stay,
-//! the last conversation message gets one, so the instruction lands after the last cached block.
+//! ([`cache_marks`](crate::core::summary::continuation::cache_marks)): the caller's markers stay
+//! when its messages carry any; otherwise the message before the model's latest answer (the last
+//! message of its previous request) gets one. The instruction lands after the last cached block.
 
 use serde_json::Value;
 
@@ -26,7 +27,11 @@ pub fn continuing_messages(
         let marked: Vec<usize> = (0..out.len())
             .filter(|&i| out.get(i).is_some_and(|m| count_cache_markers(m) > 0))
             .collect();
-        let marks = cache_marks(&marked, out.len(), reserved, MAX_CACHE_BREAKPOINTS);
+        let tail = out
+            .iter()
+            .rposition(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .and_then(|i| i.checked_sub(1));
+        let marks = cache_marks(&marked, tail, reserved, MAX_CACHE_BREAKPOINTS);
         for (i, message) in out.iter_mut().enumerate() {
             if marks.contains(&i) && !marked.contains(&i) {
                 *message = with_cache_marker(message);
@@ -64,23 +69,30 @@ mod tests {
             json!({"role": "assistant", "content": "working", "x-extra": 1}),
             json!({"role": "user", "content": "more"}),
         ];
+        // The caller's marker stays; no other is added.
         let out = continuing_messages(&messages, Format::Anthropic, "Summarize.", 1);
         assert_eq!(out.len(), 4);
-        assert_eq!(out[0], messages[0]);
-        assert_eq!(out[1], messages[1]);
-        assert_eq!(out[2]["content"][0]["cache_control"]["type"], "ephemeral");
+        assert_eq!(out[..3], messages[..]);
         assert_eq!(out[3]["role"], "user");
         assert_eq!(count_cache_markers(&out[3]), 0);
         assert!(out[3].to_string().contains("Summarize."));
+        // Unmarked: the message before the latest answer gets one (the previous request's tail).
+        let plain: Vec<Value> = messages
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                strip_markers(&mut m);
+                m
+            })
+            .collect();
+        let out = continuing_messages(&plain, Format::Anthropic, "S", 0);
+        let counts: Vec<usize> = out.iter().map(count_cache_markers).collect();
+        assert_eq!(counts, vec![1, 0, 0, 0]);
         // Four markers already, one on the system prompt: the earliest gives way.
         let marked: Vec<Value> = (0..4).map(|i| with_cache_marker(&json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": format!("m{i}")}))).collect();
         let out = continuing_messages(&marked, Format::Anthropic, "S", 1);
         let counts: Vec<usize> = out.iter().map(count_cache_markers).collect();
         assert_eq!(counts, vec![0, 1, 1, 1, 0]);
-        // Unmarked conversations stay unmarked.
-        let plain = vec![json!({"role": "user", "content": "hi"})];
-        let out = continuing_messages(&plain, Format::Anthropic, "S", 0);
-        assert_eq!(out.iter().map(count_cache_markers).sum::<usize>(), 0);
     }
 
     #[test]

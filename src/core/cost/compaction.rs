@@ -1,10 +1,12 @@
 //! The cost of one compaction in each request mode, from the conversation the model last saw.
 //!
 //! The previous request is the caller's system prompt and tools (one block) and the first
-//! `previous_len` messages, with cache markers on `previous_marks` (Anthropic). The continuing
-//! request is the same prefix, every message rendered since, and the summary instruction; its
-//! Anthropic markers are [`cache_marks`]. The transcript request shares no prefix with the
-//! conversation (its own system prompt first), so the provider reads nothing from the cache.
+//! `previous_len` messages, with cache markers on `previous_marks` (Anthropic; none: the caller
+//! does not cache). The continuing request is the same prefix, every message rendered since, and
+//! the summary instruction; when the caller caches, its Anthropic marker is [`cache_marks`]' (on
+//! the previous request's last message, the caller's stored messages carrying none). The
+//! transcript request shares no prefix with the conversation (its own system prompt first), so the
+//! provider reads nothing from the cache.
 
 use crate::core::error::Result;
 use crate::core::summary::continuation::cache_marks;
@@ -104,12 +106,16 @@ pub fn requests(input: &CostInput<'_>) -> (Request, Request) {
             .enumerate()
             .map(|(i, &t)| marked(i, input.previous_marks, message_block(i, t))),
     );
-    let marks = cache_marks(
-        input.previous_marks,
-        input.message_tokens.len(),
-        0,
-        ANTHROPIC_MAX_BREAKPOINTS,
-    );
+    let marks = if input.previous_marks.is_empty() {
+        Vec::new()
+    } else {
+        cache_marks(
+            &[],
+            previous_len.checked_sub(1),
+            0,
+            ANTHROPIC_MAX_BREAKPOINTS,
+        )
+    };
     let mut next = vec![system];
     next.extend(
         input
@@ -178,16 +184,17 @@ mod tests {
         let tokens = [40_000, 60_000, 50_000, 2_000, 1_000];
         let cost = estimate(&input(Provider::Anthropic, &tokens, &[2])).unwrap();
         let c = cost.continued.usage;
+        // Read up to the previous request's tail; the answer since and the instruction are fresh.
         assert_eq!(
             c,
             CacheUsage {
-                fresh: 800,
+                fresh: 3_800,
                 read: 170_000,
                 write_5m: 0,
-                write_1h: 3_000
+                write_1h: 0
             }
         );
-        assert!((cost.continued.input_equivalents - (800.0 + 17_000.0 + 6_000.0)).abs() < 1e-6);
+        assert!((cost.continued.input_equivalents - (3_800.0 + 17_000.0)).abs() < 1e-6);
         assert_eq!(
             cost.transcript.usage,
             CacheUsage {

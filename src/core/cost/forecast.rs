@@ -126,8 +126,8 @@ mod tests {
         // The model last saw messages 0..39 (before its last answer, message 39).
         let seen: usize = tokens.iter().take(39).sum();
         assert_eq!(c.usage.read, seen);
-        assert_eq!(c.usage.write_1h, tokens.last().copied().unwrap());
-        assert!(c.usage.fresh > 0);
+        assert_eq!(c.usage.written(), 0);
+        assert!(c.usage.fresh > tokens.last().copied().unwrap());
         assert_eq!(t.usage.read, 0);
         assert!(t.usage.fresh >= seen / 2, "{t:?}");
         assert!(

@@ -169,7 +169,7 @@ fn anthropic(min: usize, previous: Option<&Request>, next: &Request) -> Result<C
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::core::cost::request::Block;

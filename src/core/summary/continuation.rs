@@ -90,23 +90,25 @@ pub fn instruction(
     )
 }
 
-/// Where Anthropic cache markers go in a continuing request of `len` conversation messages whose
-/// messages `marked` already carry one, when `reserved` markers sit on the system prompt or tools:
-/// the markers kept as they are, plus one on the last conversation message (so the instruction
-/// lands right after the last cached block), dropping the earliest message markers when the
-/// request would carry more than `max` in all. Ascending message indices. A conversation without
-/// markers gets none: it uses no cache, and a marker would only bill its tokens as a write.
-pub fn cache_marks(marked: &[usize], len: usize, reserved: usize, max: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = marked.iter().copied().filter(|&i| i < len).collect();
-    if out.is_empty() {
-        return out;
-    }
+/// Where Anthropic cache markers go in a continuing request: indices of the conversation's
+/// messages. The caller's own markers (`marked`), when its messages carry any, stay as they are
+/// (the prefix stays byte-identical); otherwise one marker goes on `previous_tail`, the last
+/// message of the model's previous request (the message before its latest answer), where an agent
+/// that caches marked it. Anthropic reads a prefix only up to a marker of the request itself, so
+/// the whole conversation the model saw is read from the cache, and the answer, the messages since
+/// and the instruction after the last cached block are fresh input: nothing is written. At most
+/// `max − reserved` markers (`reserved` sit on the system prompt or tools): the latest are kept.
+pub fn cache_marks(
+    marked: &[usize],
+    previous_tail: Option<usize>,
+    reserved: usize,
+    max: usize,
+) -> Vec<usize> {
+    let mut out: Vec<usize> = marked.to_vec();
     out.sort_unstable();
     out.dedup();
-    if let Some(last) = len.checked_sub(1) {
-        if !out.contains(&last) {
-            out.push(last);
-        }
+    if out.is_empty() {
+        out.extend(previous_tail);
     }
     let room = max.saturating_sub(reserved);
     let excess = out.len().saturating_sub(room);
@@ -139,12 +141,11 @@ mod tests {
     }
 
     #[test]
-    fn marks_keep_the_callers_and_end_on_the_last_message() {
-        assert_eq!(cache_marks(&[3], 10, 0, 4), vec![3, 9]);
-        assert_eq!(cache_marks(&[9], 10, 1, 4), vec![9]);
-        // Four already, one on the system prompt: the earliest message markers give way.
-        assert_eq!(cache_marks(&[1, 4, 6], 10, 1, 4), vec![4, 6, 9]);
-        assert_eq!(cache_marks(&[], 0, 0, 4), Vec::<usize>::new());
-        assert_eq!(cache_marks(&[12], 10, 0, 4), Vec::<usize>::new());
+    fn marks_keep_the_callers_or_mark_the_previous_requests_tail() {
+        assert_eq!(cache_marks(&[3, 7], Some(8), 0, 4), vec![3, 7]);
+        assert_eq!(cache_marks(&[], Some(8), 1, 4), vec![8]);
+        assert_eq!(cache_marks(&[], None, 0, 4), Vec::<usize>::new());
+        // Five, one more on the system prompt: the earliest message markers give way.
+        assert_eq!(cache_marks(&[1, 2, 4, 6, 9], None, 1, 4), vec![4, 6, 9]);
     }
 }
