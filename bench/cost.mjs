@@ -143,17 +143,22 @@ export async function costSection() {
   out.push("that line), planned with the agent's preset, beside the usage the file recorded for the agent's");
   out.push("last request before it. Neither agent records the compaction call itself. Claude Code continues the");
   out.push("conversation, so its compaction at least re-reads that cached prefix: \"re-read\" is 0.1 × (read +");
-  out.push("written). pi sends a transcript, billed like the transcript column. The system prompt and tool");
-  out.push("definitions are not in the files: \"system\" is the recorded prompt less the estimate of the messages");
-  out.push("it held, given to the plan as `systemTokens`.");
+  out.push("written); \"agent's own (derived)\" adds what follows that prefix (the answer, the messages since and");
+  out.push("the instruction, here counted at our instruction's length) written with the 1-hour TTL (2×), as");
+  out.push("Claude Code marks its instruction. pi sends a transcript, billed like the transcript column. The");
+  out.push("system prompt and tool definitions are not in the files: \"system\" is the recorded prompt less the");
+  out.push("estimate of the messages it held, given to the plan as `systemTokens`.");
   out.push("");
-  out.push("| session | # | preset | tokens (system) | recorded last request: fresh / read / written | re-read equiv. | continue: fresh / read / written | continue equiv. | transcript equiv. | output |");
-  out.push("|---|---|---|---|---|---|---|---|---|---|");
+  out.push("| session | # | preset | tokens (system) | recorded last request: fresh / read / written | re-read equiv. | agent's own (derived) | continue: fresh / read / written | continue equiv. | transcript equiv. | output |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of agent) {
     const rec = r.recorded;
     const recCells = rec ? `${n(rec.fresh)} / ${n(rec.read)} / ${n(rec.write)}${rec.write1h ? " (1h)" : ""}` : "—";
     const reread = rec ? k((rec.read + rec.write) * 0.1) : "—";
-    out.push(`| ${r.name} | ${r.n} | ${r.preset} | ${n(r.tokens)} (${n(r.systemTokens)}) | ${recCells} | ${reread} | ${mode(r.cost.continue)} | ${k(r.cost.continue.inputEquivalents)} | ${k(r.cost.transcript.inputEquivalents)} | ${n(r.cost.continue.outputTokens)} |`);
+    // Claude Code re-reads the recorded prefix and writes what follows it, its instruction
+    // included, with the 1-hour TTL (2×); pi sends a transcript.
+    const own = r.preset === "pi" ? r.cost.transcript.inputEquivalents : rec ? (rec.read + rec.write) * 0.1 + 2 * r.cost.continue.fresh : null;
+    out.push(`| ${r.name} | ${r.n} | ${r.preset} | ${n(r.tokens)} (${n(r.systemTokens)}) | ${recCells} | ${reread} | ${own === null ? "—" : k(own)} | ${mode(r.cost.continue)} | ${k(r.cost.continue.inputEquivalents)} | ${k(r.cost.transcript.inputEquivalents)} | ${n(r.cost.continue.outputTokens)} |`);
   }
   out.push("");
   out.push("The issue's measurement on a Claude Code session that is not in the repository (3 fresh, 2,487");
