@@ -497,9 +497,21 @@ export interface PartChange {
 }
 /** The `cost` option: the provider, its prices and the caller's cache markers. */
 export interface CostOptions {
+  /** Whose cache rules apply: `"anthropic"` (explicit breakpoints), `"openai"` (automatic prefix caching), `"gemini"` (implicit caching), `"none"`. */
   provider?: "anthropic" | "openai" | "gemini" | "none";
-  /** USD per million tokens (`input`, `output`) and cached input as multiples of `input`. */
-  prices?: { input?: number; output?: number; cacheRead?: number; cacheWrite5m?: number; cacheWrite1h?: number };
+  /** Overrides single entries of the provider's price table. */
+  prices?: {
+    /** USD per million fresh input tokens (Anthropic 3, OpenAI and Gemini 1.25). */
+    input?: number;
+    /** USD per million output tokens (Anthropic 15, OpenAI and Gemini 10). */
+    output?: number;
+    /** A cache read as a multiple of `input` (0.1). */
+    cacheRead?: number;
+    /** A 5-minute cache write as a multiple of `input` (Anthropic 1.25, others 1). */
+    cacheWrite5m?: number;
+    /** A 1-hour cache write as a multiple of `input` (Anthropic 2, others 1). */
+    cacheWrite1h?: number;
+  };
   /** The shortest cacheable prefix (Anthropic 1,024 for Sonnet, OpenAI 1,024, Gemini 2.5 2,048). */
   minCacheTokens?: number;
   /** The TTL of your Anthropic cache markers. Default `"5m"` (`claude-code`: `"1h"`). */
@@ -513,7 +525,9 @@ export interface ModeCost {
   cacheRead: number;
   /** Input tokens written to the cache (`cacheWrite5m + cacheWrite1h`). */
   cacheWrite: number;
+  /** Of those, written to 5-minute entries (Anthropic). */
   cacheWrite5m: number;
+  /** Of those, written to 1-hour entries (Anthropic). */
   cacheWrite1h: number;
   /** The input in fresh-token equivalents (rounded). */
   inputEquivalents: number;
@@ -524,10 +538,13 @@ export interface ModeCost {
 }
 /** What compacting now costs in each request mode (`plan().cost`). */
 export interface CompactionCost {
+  /** Whose cache rules and prices the numbers assume. */
   provider: "anthropic" | "openai" | "gemini" | "none";
   /** The mode the options choose. */
   mode: "transcript" | "continue";
+  /** The conversation continued with the summary instruction. */
   continue: ModeCost;
+  /** The transcript prompt under the summarizer's system prompt. */
   transcript: ModeCost;
 }
 /** What `plan()` returns: a preview of a compaction. Indices refer to the messages given to `plan`. */
