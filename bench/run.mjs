@@ -1,6 +1,7 @@
 // `npm run bench`: per-turn cost of keeping a long agent history under the window, side by side
 // with recounting it with the JS tokenizers users would otherwise pick, in one run on the same
-// generated workloads, then the stores (bench/stores.mjs). Writes docs/BENCHMARKS.md.
+// generated workloads, then the stores (bench/stores.mjs) and the cost of compactions
+// (bench/cost.mjs). Writes docs/BENCHMARKS.md.
 // BENCH_ONLY=stores runs the stores section alone and replaces only its part of the file (its
 // section and its rows of the Targets table); the peers need not be installed for it.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { Compactor, Session, countTokens } from "../js/node.mjs";
 import { history, memoCounter, prng, step, textOf } from "./workload.mjs";
 import { cell, fmt, stats } from "./stats.mjs";
 import { storeSection } from "./stores.mjs";
+import { costSection } from "./cost.mjs";
 
 const ONLY = process.env.BENCH_ONLY ?? "";
 if (!["", "stores"].includes(ONLY)) throw new Error(`BENCH_ONLY=${ONLY}: only "stores" is known`);
@@ -141,6 +143,7 @@ const tokenizers = await tokenizerSection();
 lines.push(...tokenizers.lines);
 const stores = await storeSection();
 lines.push(...stores.lines);
+lines.push("", ...(await costSection()));
 lines.splice(4, 0, ...targetSection(rows, tokenizers.targets, stores.targets));
 writeFileSync(DOC, `${lines.join("\n")}\n`);
 

@@ -196,6 +196,18 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
             "warning on later rounds",
             text(s.repeat_warning.as_deref().unwrap_or_default()),
         ),
+        (
+            "summary request (`summaryMode`)",
+            s.summary_mode.as_str().to_string(),
+        ),
+        (
+            "cost model (`cost`)",
+            format!(
+                "{}, {} markers",
+                s.cost.provider.as_str(),
+                s.cost.ttl.as_str()
+            ),
+        ),
     ]
 }
 

@@ -337,6 +337,8 @@ function renderOverview(view) {
     ["tokens", fmt(estimate.total)],
     ["threshold", fmt(check.threshold)],
     ["after plan", plan.noop ? "no cut" : `~${fmt(plan.tokensAfter)}`],
+    // What the summary request would cost now in each mode, in input-token equivalents (docs/cost.md).
+    ["summary cost", plan.cost ? `continue ~${fmt(plan.cost.continue.inputEquivalents)} · transcript ~${fmt(plan.cost.transcript.inputEquivalents)}` : "—"],
     ["format", view.format ?? view.fileFormat ?? "auto"],
   ];
   $("stats").replaceChildren(

@@ -59,6 +59,7 @@ export function inspectInput(input, file, values) {
       tokensBefore: plan.tokensBefore,
       tokensAfter: plan.tokensAfter,
       noop: plan.noop,
+      cost: plan.cost,
     },
   };
 }
@@ -66,6 +67,12 @@ export function inspectInput(input, file, values) {
 /** The inspect report of a file. */
 export function inspectFile(file, values) {
   return inspectInput(loadInput(readInput(file), values.format), file, values);
+}
+
+/** The summary request's cost in each mode (docs/cost.md), in input-token equivalents. */
+function costLine(c) {
+  const mode = (m) => `~${num(m.inputEquivalents)} (${num(m.cacheRead)} read, ${num(m.cacheWrite)} written, ${num(m.fresh)} fresh)`;
+  return `continue ${mode(c.continue)}, transcript ${mode(c.transcript)} input-token equivalents at ${c.provider}'s cache rules; output budget ${num(c.continue.outputTokens)}; ${c.mode} by default`;
 }
 
 /** The report as text. */
@@ -118,6 +125,7 @@ export function formatInspect(r) {
         ["dropped", num(p.dropped)],
         ["split turn", p.splitTurn ? "yes" : "no"],
         ["tokens", `${change(p.tokensBefore, p.tokensAfter)} (summaries at their budgets)`],
+        ...(p.cost ? [["cost", costLine(p.cost)]] : []),
       ]),
     );
   }

@@ -1,5 +1,6 @@
 //! The engine: pure Rust, never imports wasm-bindgen, js-sys or serde-wasm-bindgen.
 
+pub mod cost;
 pub mod cut;
 pub mod driver;
 pub mod error;

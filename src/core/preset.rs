@@ -2,13 +2,14 @@
 //! Explicit options override single fields afterwards. Facts are from `design/peers.md` and the
 //! seeds; where a peer leaves a value open, the choice is documented on its line.
 
+use crate::core::cost::{CostSettings, Provider, Ttl};
 use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::error::{Error, Result};
 use crate::core::message::Role;
 use crate::core::plan::{PruneSettings, Strategy};
 use crate::core::prune::{ClearToolUsesOptions, OpenCodeOptions, Style};
 use crate::core::settings::{Estimation, Settings, SummaryStyle, ROUND_MARKER};
-use crate::core::summary::{preset_prompts, Templates};
+use crate::core::summary::{preset_prompts, SummaryMode, Templates};
 use crate::core::trigger::{self, Budget, Trigger};
 
 /// A known agent or seed system.
@@ -305,7 +306,31 @@ impl Preset {
         };
         s.summary = self.summary_style();
         s.templates = self.templates();
+        s.summary_mode = self.summary_mode();
+        s.cost = self.cost();
         s
+    }
+
+    /// The summary request of the preset's agent: Claude Code, Codex and OpenCode append their
+    /// compaction prompt to the live conversation; the others send a transcript.
+    pub fn summary_mode(self) -> SummaryMode {
+        match self {
+            Preset::ClaudeCode | Preset::Codex | Preset::OpenCode => SummaryMode::Continue,
+            _ => SummaryMode::Transcript,
+        }
+    }
+
+    /// The provider the preset's agent usually talks to: Anthropic for Claude Code and the
+    /// Anthropic API (Claude Code writes 1-hour cache entries), OpenAI for Codex, else the default.
+    pub fn cost(self) -> CostSettings {
+        match self {
+            Preset::ClaudeCode => CostSettings {
+                ttl: Ttl::OneHour,
+                ..CostSettings::of(Provider::Anthropic)
+            },
+            Preset::Codex => CostSettings::of(Provider::OpenAi),
+            _ => CostSettings::default(),
+        }
     }
 }
 

@@ -2,11 +2,12 @@
 //! options), how the summary is injected, how tokens are counted and how the summarizer's input is
 //! shaped. Presets fill it ([`crate::core::preset`]); explicit options override single fields.
 
+use crate::core::cost::CostSettings;
 use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::error::{Error, Result};
 use crate::core::message::Role;
 use crate::core::plan::{PlanOptions, PruneSettings, Strategy};
-use crate::core::summary::Templates;
+use crate::core::summary::{SummaryMode, Templates};
 use crate::core::trigger::{Budget, Trigger};
 
 /// The default [`SummaryStyle::suffix`]: the round, on a line of its own after the summary.
@@ -93,6 +94,11 @@ pub struct Settings {
     pub templates: Templates,
     /// A warning reported with every compaction that builds on an earlier one (Codex's).
     pub repeat_warning: Option<String>,
+    /// The summary request offered first: a transcript prompt, or the conversation continued
+    /// with the instruction (Claude Code, Codex, OpenCode).
+    pub summary_mode: SummaryMode,
+    /// Whose cache rules and prices cost estimates assume.
+    pub cost: CostSettings,
 }
 
 impl Settings {
@@ -133,6 +139,8 @@ impl Settings {
             retry_delay_ms: 1_000,
             templates: Templates::default(),
             repeat_warning: None,
+            summary_mode: SummaryMode::Transcript,
+            cost: CostSettings::default(),
         }
     }
 

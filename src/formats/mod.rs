@@ -8,6 +8,7 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub mod cache_control;
 pub mod claude_code;
+pub mod continuation;
 pub mod convert;
 pub mod detect;
 pub mod json_path;

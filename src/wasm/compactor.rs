@@ -218,7 +218,14 @@ impl Compactor {
         let a = self.inner.analyze(&messages)?;
         let usage = usage_of(&options)?;
         let prepared = self.inner.prepare(&a, usage.as_ref(), false)?;
-        let out = to_js(&plan_json(&prepared.plan, &prepared));
+        let mut dto = plan_json(&prepared.plan, &prepared);
+        if let Some(obj) = dto.as_object_mut() {
+            obj.insert(
+                "cost".into(),
+                super::cost::cost_json(&self.inner, &a, &prepared.plan),
+            );
+        }
+        let out = to_js(&dto);
         drop(prepared);
         self.inner.restore(a);
         Ok(out)

@@ -10,6 +10,7 @@ pub mod compactor_memo;
 pub mod compactor_prune;
 pub mod compactor_trim;
 pub mod convert;
+pub mod cost;
 pub mod env;
 pub mod error;
 pub mod format_types;

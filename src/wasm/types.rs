@@ -328,6 +328,15 @@ export interface CompactorOptions<M = object> {
   rollupTokens?: number;
   /** Also cut transcript chunks at this many tokens. Default: none (`"langchain"` preset: 4,000). */
   summarizerInputTokens?: number;
+  /**
+   * The summary request offered first: `"transcript"` (a transcript prompt under the summarizer's
+   * own system prompt, for any model) or `"continue"` (the conversation as the model last saw it,
+   * then the instruction: cheapest with the same model, whose prompt cache it reads). Default: the
+   * preset's agent's (`"continue"` for `claude-code`, `codex`, `opencode`), else `"transcript"`.
+   */
+  summaryMode?: "transcript" | "continue";
+  /** Whose prompt-cache rules and prices `plan().cost` assumes. Default: the `model`'s provider, else the preset's, else Anthropic's. */
+  cost?: CostOptions;
   /** How images are priced: a provider's rule, or a fixed number of tokens each. Default: the `model`'s provider's rule, else `"anthropic"`. */
   imageRule?: "anthropic" | "openai" | "gemini" | number;
   /** Milliseconds allowed per summarizer call; the request's `signal` aborts then. Default 120,000. */
@@ -491,8 +500,62 @@ export interface PartChange {
   /** Tokens freed. */
   tokensFreed: number;
 }
+/** The `cost` option: the provider, its prices and the caller's cache markers. */
+export interface CostOptions {
+  /** Whose cache rules apply: `"anthropic"` (explicit breakpoints), `"openai"` (automatic prefix caching), `"gemini"` (implicit caching), `"none"`. */
+  provider?: "anthropic" | "openai" | "gemini" | "none";
+  /** Overrides single entries of the provider's price table. */
+  prices?: {
+    /** USD per million fresh input tokens (Anthropic 3, OpenAI and Gemini 1.25). */
+    input?: number;
+    /** USD per million output tokens (Anthropic 15, OpenAI and Gemini 10). */
+    output?: number;
+    /** A cache read as a multiple of `input` (0.1). */
+    cacheRead?: number;
+    /** A 5-minute cache write as a multiple of `input` (Anthropic 1.25, others 1). */
+    cacheWrite5m?: number;
+    /** A 1-hour cache write as a multiple of `input` (Anthropic 2, others 1). */
+    cacheWrite1h?: number;
+  };
+  /** The shortest cacheable prefix (Anthropic 1,024 for Sonnet, OpenAI 1,024, Gemini 2.5 2,048). */
+  minCacheTokens?: number;
+  /** The TTL of your Anthropic cache markers. Default `"5m"` (`claude-code`: `"1h"`). */
+  cacheTtl?: "5m" | "1h";
+}
+/** One request mode's expected cost. */
+export interface ModeCost {
+  /** Input tokens at the full price. */
+  fresh: number;
+  /** Input tokens read from the prompt cache. */
+  cacheRead: number;
+  /** Input tokens written to the cache (`cacheWrite5m + cacheWrite1h`). */
+  cacheWrite: number;
+  /** Of those, written to 5-minute entries (Anthropic). */
+  cacheWrite5m: number;
+  /** Of those, written to 1-hour entries (Anthropic). */
+  cacheWrite1h: number;
+  /** The input in fresh-token equivalents (rounded). */
+  inputEquivalents: number;
+  /** The summarizer's output budget. */
+  outputTokens: number;
+  /** USD at the price table, the whole output budget spent. */
+  dollars: number;
+}
+/** What compacting now costs in each request mode (`plan().cost`). */
+export interface CompactionCost {
+  /** Whose cache rules and prices the numbers assume. */
+  provider: "anthropic" | "openai" | "gemini" | "none";
+  /** The mode the options choose. */
+  mode: "transcript" | "continue";
+  /** The conversation continued with the summary instruction. */
+  continue: ModeCost;
+  /** The transcript prompt under the summarizer's system prompt. */
+  transcript: ModeCost;
+}
 /** What `plan()` returns: a preview of a compaction. Indices refer to the messages given to `plan`. */
 export interface PlanPreview {
+  /** The expected cost of compacting now, in each request mode; null when it cannot be estimated. */
+  cost: CompactionCost | null;
   /** Whether the trigger fires. */
   shouldCompact: boolean;
   /** Why, in words. */

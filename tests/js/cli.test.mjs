@@ -78,6 +78,7 @@ function assertReportMatches(report, messages, options) {
     [p.summarize.length, p.turnPrefix.length, p.kept.length, p.dropped.length, p.pruned.length, p.splitTurn],
   );
   assert.deepEqual([report.plan.tokensBefore, report.plan.tokensAfter, report.plan.noop], [p.tokensBefore, p.tokensAfter, p.noop]);
+  assert.deepEqual(report.plan.cost, p.cost);
 }
 
 test("the fixtures are all here", () => {
@@ -179,6 +180,12 @@ test("inspect prints a readable report", () => {
   assert.match(r.stdout, /threshold of 183,617/);
   assert.match(r.stdout, /plan of a compaction now/);
   assert.equal(r.stderr, "");
+});
+
+test("inspect shows what a compaction now costs in each summary request mode", () => {
+  const r = run(["inspect", "--preset", "claude-code", fixturePath("claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^  cost +continue ~[\d,]+ \([\d,]+ read, 0 written, [\d,]+ fresh\), transcript ~[\d,]+ \(0 read, 0 written, [\d,]+ fresh\) input-token equivalents at anthropic's cache rules; output budget 13,107; continue by default$/m);
 });
 
 test("inspect reads JSON message arrays of every format, and stdin", () => {

@@ -62,6 +62,10 @@ test("the sample's blocks and token numbers are the package's estimate", async (
   const kinds = new Set(blocks.map((b) => b.kind));
   for (const k of ["user", "tool-call", "tool-result"]) assert.ok(kinds.has(k), k);
   assert.equal(await firstKept(page), compactor.plan(messages).kept[0]);
+  // The summary request's cost in each mode, as plan().cost reports it.
+  const { cost } = compactor.plan(messages);
+  const n = (x) => x.toLocaleString("en-US");
+  assert.equal(await page.textContent('[data-stat="summary cost"] .stat-v'), `continue ~${n(cost.continue.inputEquivalents)} · transcript ~${n(cost.transcript.inputEquivalents)}`);
   // The cache points are where the package's Session would put them.
   const session = Session.fromSessionFile(sampleText, "claude-code", { ...defaults, summarize: "extractive" });
   const points = session.render({ cacheControl: false }).cachePoints;

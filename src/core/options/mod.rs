@@ -2,6 +2,7 @@
 //! [`Settings`] and the few knobs that only the binding uses. A preset (if any) is applied first;
 //! every explicit option then overrides it. Every error is `INVALID_OPTIONS` with the key's path.
 
+pub mod cost;
 pub mod reader;
 pub mod trim;
 
@@ -178,6 +179,8 @@ pub fn parse(value: &Value) -> Result<Options> {
         settings.retry_delay_ms = n as u64;
     }
     prompts(&r, &mut settings)?;
+    let provider = model.and_then(|(_, info)| info).map(|i| i.provider);
+    cost::parse(&r, &mut settings, provider)?;
     let on_failure = match r.choice("onFailure", &FailurePolicy::NAMES)? {
         Some(name) => FailurePolicy::parse(name, "onFailure")?,
         None => FailurePolicy::Auto,

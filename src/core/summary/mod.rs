@@ -11,12 +11,15 @@
 //! - [`extractive`] writes a summary without a model (from the digest), for `summarize:
 //!   "extractive"` and as the fallback when the summarizer fails.
 //! - [`chunk`] cuts a transcript too large for one request into chunks.
+//! - [`continuation`] the request modes, and the instruction and cache markers of a request that
+//!   continues the conversation.
 //! - [`job`] drives the summarizer calls of one compaction (history and split-turn prefix in
 //!   parallel, chunks in sequence, a rollup) and validates every answer.
 //!
 //! Pure Rust and sans-IO: nothing here calls a model; the caller runs the requests.
 
 pub mod chunk;
+pub mod continuation;
 pub mod digest;
 pub mod extractive;
 pub mod job;
@@ -25,6 +28,7 @@ pub mod prompt;
 pub mod recognize;
 pub mod transcript;
 
+pub use continuation::SummaryMode;
 pub use digest::{append_to, Digest, APPENDED_HEADING};
 pub use job::{
     is_blank, Finished, PieceId, PieceRequest, Purpose, SummaryJob, TURN_CONTEXT_HEADING,

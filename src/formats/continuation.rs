@@ -1,0 +1,108 @@
+//! The messages of a summary request that continues the conversation, in the caller's format: the
+//! conversation as the model last saw it, then the summary instruction as the final user message.
+//! For Anthropic messages, cache markers are placed by the core's rule
+//! ([`cache_marks`](crate::core::summary::continuation::cache_marks)): the caller's markers stay
+//! when its messages carry any; otherwise the message before the model's latest answer (the last
+//! message of its previous request) gets one. The instruction lands after the last cached block.
+
+use serde_json::Value;
+
+use crate::core::message::{Message, Role};
+use crate::core::summary::continuation::cache_marks;
+
+use super::cache_control::{count_cache_markers, with_cache_marker, MAX_CACHE_BREAKPOINTS};
+use super::{Codec, Format};
+
+/// `messages` (the rendered conversation, in `format`) with the instruction appended as a user
+/// message of that format; `reserved`: markers on the caller's system prompt and tools. The input
+/// is not changed; messages that need no change are equal copies.
+pub fn continuing_messages(
+    messages: &[Value],
+    format: Format,
+    instruction: &str,
+    reserved: usize,
+) -> Vec<Value> {
+    let mut out: Vec<Value> = messages.to_vec();
+    if format == Format::Anthropic {
+        let marked: Vec<usize> = (0..out.len())
+            .filter(|&i| out.get(i).is_some_and(|m| count_cache_markers(m) > 0))
+            .collect();
+        let tail = out
+            .iter()
+            .rposition(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .and_then(|i| i.checked_sub(1));
+        let marks = cache_marks(&marked, tail, reserved, MAX_CACHE_BREAKPOINTS);
+        for (i, message) in out.iter_mut().enumerate() {
+            if marks.contains(&i) && !marked.contains(&i) {
+                *message = with_cache_marker(message);
+            } else if marked.contains(&i) && !marks.contains(&i) {
+                strip_markers(message);
+            }
+        }
+    }
+    let question = format.export(&[Message::text(Role::User, instruction)]);
+    out.extend(question);
+    out
+}
+
+fn strip_markers(value: &mut Value) {
+    match value {
+        Value::Object(obj) => {
+            obj.remove("cache_control");
+            obj.values_mut().for_each(strip_markers);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_markers),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn anthropic_conversations_end_on_a_cached_block_then_the_instruction() {
+        let messages = vec![
+            json!({"role": "user", "content": [{"type": "text", "text": "task", "cache_control": {"type": "ephemeral"}}]}),
+            json!({"role": "assistant", "content": "working", "x-extra": 1}),
+            json!({"role": "user", "content": "more"}),
+        ];
+        // The caller's marker stays; no other is added.
+        let out = continuing_messages(&messages, Format::Anthropic, "Summarize.", 1);
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[..3], messages[..]);
+        assert_eq!(out[3]["role"], "user");
+        assert_eq!(count_cache_markers(&out[3]), 0);
+        assert!(out[3].to_string().contains("Summarize."));
+        // Unmarked: the message before the latest answer gets one (the previous request's tail).
+        let plain: Vec<Value> = messages
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                strip_markers(&mut m);
+                m
+            })
+            .collect();
+        let out = continuing_messages(&plain, Format::Anthropic, "S", 0);
+        let counts: Vec<usize> = out.iter().map(count_cache_markers).collect();
+        assert_eq!(counts, vec![1, 0, 0, 0]);
+        // Four markers already, one on the system prompt: the earliest gives way.
+        let marked: Vec<Value> = (0..4).map(|i| with_cache_marker(&json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": format!("m{i}")}))).collect();
+        let out = continuing_messages(&marked, Format::Anthropic, "S", 1);
+        let counts: Vec<usize> = out.iter().map(count_cache_markers).collect();
+        assert_eq!(counts, vec![0, 1, 1, 1, 0]);
+    }
+
+    #[test]
+    fn other_formats_only_append_the_instruction_in_their_shape() {
+        let messages = vec![json!({"role": "user", "content": "hi", "name": "kept"})];
+        let out = continuing_messages(&messages, Format::OpenAi, "Summarize.", 0);
+        assert_eq!(out[0], messages[0]);
+        assert_eq!(out[1]["role"], "user");
+        assert!(out[1].to_string().contains("Summarize."));
+        let out = continuing_messages(&messages, Format::AiSdk, "Summarize.", 0);
+        assert_eq!(out[1]["role"], "user");
+    }
+}
