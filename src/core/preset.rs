@@ -7,7 +7,7 @@ use crate::core::error::{Error, Result};
 use crate::core::message::Role;
 use crate::core::plan::{PruneSettings, Strategy};
 use crate::core::prune::{ClearToolUsesOptions, OpenCodeOptions, Style};
-use crate::core::settings::{Estimation, Settings, SummaryStyle, ROUND_MARKER};
+use crate::core::settings::{Estimation, Settings, SummaryStyle, TranscriptStyle, ROUND_MARKER};
 use crate::core::summary::{preset_prompts, Templates};
 use crate::core::trigger::{self, Budget, Trigger};
 
@@ -253,17 +253,21 @@ impl Preset {
             }
             Preset::Seed001 => {
                 // (window − 2,000 − 4,000 − 5,000) × 0.80 and more than 10 messages; last 10
-                // messages, walking back over tool results; chars/4; summary maxTokens 1,000 (the
-                // prompt asks for at most 800); tool results cut at 2,000 characters.
+                // messages, walking back over tool results (a turn's start goes into the one
+                // summary); chars/4; summary maxTokens 1,000 (the prompt asks for at most 800);
+                // its transcript layout (messages cut at 2,000 characters, results at 500).
                 let (t, b) = trigger::preset_seed001(w, 2_000, 4_000, 5_000, 0.80, 10);
                 s.trigger = t;
                 s.budget = b;
+                s.empty_budget_allowed = true;
                 s.plan.strategy = Strategy::LastMessages { keep: 10 };
+                s.plan.boundary = TurnBoundary::Free;
                 s.plan.direction = Direction::Backward;
                 s.plan.summary_tokens = 1_000;
                 s.plan.prune = None;
                 s.estimation = Estimation::CharsPerToken(4);
                 s.transcript.tool_output_chars = 2_000;
+                s.transcript.style = TranscriptStyle::Seed001;
             }
             Preset::Seed003 => {
                 // system + blocks > 0.9 × max; keep-recent tokens by message blocks (the seed leaves

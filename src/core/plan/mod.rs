@@ -321,12 +321,13 @@ impl Planner<'_, '_> {
         let len = self.input.messages.len();
         let cut = cut.clamp(self.layout.tail_floor, len);
         let prefix = match boundary {
-            TurnBoundary::Split => self.layout.split_prefix(cut),
+            TurnBoundary::Split | TurnBoundary::Free => self.layout.split_prefix(cut),
             TurnBoundary::Snap => None,
         };
         // The prefix is a separate piece only when older history (or an earlier summary) precedes
-        // it; otherwise it is the history itself.
+        // it; otherwise it is the history itself. A free boundary never makes it one.
         let separate = self.options.summarize
+            && boundary == TurnBoundary::Split
             && prefix.as_ref().is_some_and(|p| {
                 p.start > self.layout.system_end || self.layout.last_summary.is_some()
             });
@@ -587,8 +588,12 @@ impl Planner<'_, '_> {
             }
         }
         // Keep the smallest non-empty tail and truncate its oversized tool outputs.
-        if let Some(&last) = self.layout.candidates(messages, TurnBoundary::Split).last() {
-            let a = self.assign_cut(last, TurnBoundary::Split);
+        let smallest = match self.options.boundary {
+            TurnBoundary::Free => TurnBoundary::Free,
+            _ => TurnBoundary::Split,
+        };
+        if let Some(&last) = self.layout.candidates(messages, smallest).last() {
+            let a = self.assign_cut(last, smallest);
             let excess = self.tokens_after(&a, &[]).saturating_sub(limit);
             let kept: Vec<usize> = (0..len)
                 .filter(|&i| a.dispositions.get(i) == Some(&Disposition::Keep))

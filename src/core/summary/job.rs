@@ -291,6 +291,7 @@ impl<'e> SummaryJob<'e> {
             char_limit,
             token_limit,
             overlap: &overlap,
+            separator: super::transcript::separator(&settings.transcript),
         };
         let mut history_with_overlap = history.clone();
         if !history.is_empty() {
