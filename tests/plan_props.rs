@@ -169,6 +169,7 @@ fn options() -> impl Strategy<Value = PlanOptions> {
                 summarize,
                 summary_tokens: 200,
                 prefix_summary_tokens: 100,
+                keep_small_prefix: true,
                 limit,
                 prune: match prune {
                     0 => None,
@@ -250,6 +251,7 @@ proptest! {
             summary_tokens: 200,
             prefix_summary_tokens: 100,
             limit: None,
+            keep_small_prefix: true,
             prune: None,
         };
         let kept = |keep| plan(&m, &tokens, &opts(keep)).unwrap().indices(D::Keep).len();

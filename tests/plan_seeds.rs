@@ -26,6 +26,7 @@ fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> 
         summary_tokens: 100,
         prefix_summary_tokens: 50,
         limit: None,
+        keep_small_prefix: true,
         prune: None,
     }
 }

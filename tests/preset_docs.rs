@@ -128,6 +128,9 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
             "turn boundary",
             match s.plan.boundary {
                 TurnBoundary::Snap => "snap (tail starts at a user message)".into(),
+                TurnBoundary::Split if s.plan.keep_small_prefix => {
+                    "split (prefix summarized separately, unless within its budget)".into()
+                }
                 TurnBoundary::Split => "split (prefix summarized separately)".into(),
                 TurnBoundary::Free => "any message but a tool result (one summary)".into(),
             },
@@ -141,6 +144,7 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
         ),
         ("summary tokens", n(s.plan.summary_tokens)),
         ("split-turn prefix tokens", n(s.plan.prefix_summary_tokens)),
+        ("split-turn section", text(&s.summary.turn_context)),
         ("rollup above", format!("{} tokens", n(s.rollup_tokens))),
         ("pruning (convergence)", prune(&s.plan.prune)),
         (

@@ -105,8 +105,12 @@ impl Preset {
     /// `Compactor`s.
     pub fn summary_style(self) -> SummaryStyle {
         match self {
-            Preset::Pi => style(Role::User, PI_COMPACTION_PREFIX)
-                .suffix(&format!("{PI_SUMMARY_SUFFIX}{ROUND_MARKER}")),
+            Preset::Pi => {
+                let mut s = style(Role::User, PI_COMPACTION_PREFIX)
+                    .suffix(&format!("{PI_SUMMARY_SUFFIX}{ROUND_MARKER}"));
+                s.turn_context = PI_TURN_CONTEXT.into();
+                s
+            }
             Preset::Seed000 => style(
                 Role::User,
                 "Another language model worked on this task and produced a summary. Use this to continue the work without duplicating effort:\n\n",
@@ -170,6 +174,8 @@ impl Preset {
                 s.plan.strategy = Strategy::RecentTokens { keep: 20_000 };
                 s.plan.summary_tokens = 16_384 * 4 / 5;
                 s.plan.prefix_summary_tokens = 16_384 * 2 / 5;
+                // pi splits a turn wherever the cut lands, however small the prefix.
+                s.plan.keep_small_prefix = false;
                 s.plan.prune = None;
             }
             Preset::Seed000 => {
@@ -278,6 +284,8 @@ impl Preset {
                 s.plan.strategy = Strategy::RecentTokens { keep: w / 10 };
                 s.plan.summary_tokens = 800;
                 s.plan.prefix_summary_tokens = 400;
+                // "If the cut does not land on a turn start, it is a split-turn cut."
+                s.plan.keep_small_prefix = false;
                 s.plan.prune = None;
             }
             Preset::Seed004 => {
@@ -287,7 +295,10 @@ impl Preset {
                 let (t, b) = trigger::preset_seed004(w, 32_000, 8_000);
                 s.trigger = t;
                 s.budget = b;
+                // Prefix (everything before the tail) and tail: one summary, wherever the tail
+                // starts.
                 s.plan.strategy = Strategy::LastMessages { keep: 6 };
+                s.plan.boundary = TurnBoundary::Free;
                 s.plan.direction = Direction::Backward;
                 s.plan.prune = None;
                 s.estimation = Estimation::CharsPerToken(3);
@@ -316,6 +327,9 @@ impl Preset {
 /// The text pi puts before a compaction summary when it shows it to the model.
 pub const PI_COMPACTION_PREFIX: &str =
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// What pi writes between the history summary and the summary of a split turn's prefix.
+pub const PI_TURN_CONTEXT: &str = "\n\n---\n\n**Turn Context (split turn):**\n\n";
+
 /// The text pi puts after a compaction or branch summary.
 pub const PI_SUMMARY_SUFFIX: &str = "\n</summary>";
 
@@ -334,6 +348,7 @@ fn style(role: Role, prefix: &str) -> SummaryStyle {
         later_rounds_note: None,
         question: None,
         continue_message: None,
+        turn_context: crate::core::summary::job::default_turn_context(),
     }
 }
 

@@ -34,6 +34,10 @@ pub struct SummaryStyle {
     /// When set, a user message with this text follows the summary after an automatic compaction
     /// (OpenCode's "continue").
     pub continue_message: Option<String>,
+    /// What joins the history summary and the summary of a split turn's prefix (ours: a
+    /// `## Turn Context (split turn)` heading; pi's: a `---` line, then `**Turn Context (split
+    /// turn):**`).
+    pub turn_context: String,
 }
 
 /// How the summarizer's transcript is built.
@@ -134,6 +138,7 @@ impl Settings {
                 summary_tokens: reserve * 4 / 5,
                 prefix_summary_tokens: reserve * 2 / 5,
                 limit: None,
+                keep_small_prefix: true,
                 prune: Some(PruneSettings { supersede: true, style: crate::core::prune::Style::None }),
             },
             summary: SummaryStyle {
@@ -143,6 +148,7 @@ impl Settings {
                 later_rounds_note: None,
                 question: None,
                 continue_message: None,
+                turn_context: crate::core::summary::job::default_turn_context(),
             },
             estimation: Estimation::Heuristic,
             transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None, style: TranscriptStyle::Standard },

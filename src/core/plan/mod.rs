@@ -71,6 +71,9 @@ pub struct PlanOptions {
     pub summary_tokens: usize,
     /// Tokens the split-turn prefix summary may take.
     pub prefix_summary_tokens: usize,
+    /// A split turn whose prefix is no larger than `prefix_summary_tokens` is not split: the cut
+    /// moves back to the turn's start (ours; `false` splits as pi and seed 003 do).
+    pub keep_small_prefix: bool,
     /// The most tokens the compacted context may hold; `None` skips the convergence check.
     pub limit: Option<usize>,
     /// Pruning tried first when the plan exceeds `limit`; `None` never prunes.
@@ -220,7 +223,7 @@ fn keep_small_prefix(
     tokens: &[usize],
     options: &PlanOptions,
 ) -> usize {
-    if options.boundary != TurnBoundary::Split || !options.summarize {
+    if options.boundary != TurnBoundary::Split || !options.summarize || !options.keep_small_prefix {
         return cut;
     }
     // Only a prefix summarized as a piece of its own (older history precedes it) is at stake.

@@ -68,8 +68,14 @@ fn fit(text: &str, max_tokens: usize, estimate: &dyn Fn(&str) -> usize) -> Strin
     }
 }
 
-/// The heading of the split-turn section of the finished summary.
+/// The heading of the split-turn section of the finished summary (ours).
 pub const TURN_CONTEXT_HEADING: &str = "## Turn Context (split turn)";
+
+/// What joins the history summary and the split-turn section by default: [`TURN_CONTEXT_HEADING`]
+/// between blank lines.
+pub fn default_turn_context() -> String {
+    format!("\n\n{TURN_CONTEXT_HEADING}\n\n")
+}
 
 /// Identifies one request of a job; unique within the job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -128,8 +134,8 @@ pub struct PieceRequest {
 /// The result of a finished job.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finished {
-    /// The history summary, then a [`TURN_CONTEXT_HEADING`] section when a split turn's prefix was
-    /// summarized, then the digest items the summary missed (see [`append_to`]). When no piece
+    /// The history summary, then a split-turn section when a split turn's prefix was summarized
+    /// (introduced by the style's `turn_context`, [`TURN_CONTEXT_HEADING`] by default), then the digest items the summary missed (see [`append_to`]). When no piece
     /// had anything to show (e.g. an allow-list left every summarized message out) and there is no
     /// earlier summary, it holds only the appended digest, or nothing.
     pub summary: String,
@@ -200,6 +206,8 @@ pub struct SummaryJob<'e> {
     rollup_limit: usize,
     original_task: String,
     state: Option<String>,
+    /// Joins the history summary and the split-turn section.
+    turn_context: String,
     /// Tokens of the summary message around the summary text.
     wrapper: usize,
     /// Tokens of what the summary replaces.
@@ -340,6 +348,7 @@ impl<'e> SummaryJob<'e> {
             rollup_limit: settings.rollup_tokens,
             original_task,
             state: None,
+            turn_context: settings.summary.turn_context.clone(),
             wrapper,
             replaced,
             history: history_lane,
@@ -503,11 +512,11 @@ impl<'e> SummaryJob<'e> {
         }
         let mut summary = self.history.answer.clone().unwrap_or_default();
         if let Some(prefix) = self.prefix.as_ref().and_then(|l| l.answer.as_deref()) {
-            if !summary.is_empty() {
-                summary.push_str("\n\n");
+            if summary.is_empty() {
+                summary.push_str(self.turn_context.trim_start());
+            } else {
+                summary.push_str(&self.turn_context);
             }
-            summary.push_str(TURN_CONTEXT_HEADING);
-            summary.push_str("\n\n");
             summary.push_str(prefix);
         }
         // The summary stays within its cap (the larger of its budget and the rollup threshold):
