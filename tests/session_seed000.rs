@@ -316,3 +316,29 @@ fn check_is_incremental_and_usage_calibrates() {
         s.check(false).should_compact
     );
 }
+
+#[test]
+fn branching_before_the_first_entry_starts_empty() {
+    // pi can fork before its first message; the session branches at `None`.
+    let mut s = Session::new(config(), "s".into(), "pi".into());
+    s.append(messages(&["u1", "a1", "u2", "a2"]));
+    compact(&mut s, 2, "early");
+    let mut empty = s.branch_at(None, "b0".into()).unwrap();
+    assert!(context(&empty).is_empty());
+    let log = empty.to_jsonl();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].contains("\"branchedFrom\":{\"session\":\"s\",\"entry\":null}"));
+    let branch: Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(branch["type"], "branch");
+    assert_eq!(branch["fromEntryId"], Value::Null);
+    assert_eq!(branch["parentId"], Value::Null);
+    // The branch goes on like any session and reloads byte for byte.
+    empty.append(messages(&["u9"]));
+    assert_eq!(context(&empty), ["u9"]);
+    let text = empty.to_jsonl();
+    let loaded = Session::from_jsonl(&text, config(), &import).unwrap();
+    assert_eq!(loaded.to_jsonl(), text);
+    assert_eq!(context(&loaded), ["u9"]);
+    assert_eq!(context(&s).len(), 3);
+}

@@ -511,17 +511,21 @@ impl Session {
     }
 
     /// A new session from entry `entryId` (a message, a compaction...): before a compaction it
-    /// undoes it; after one it keeps it. The original is unchanged.
+    /// undoes it; after one it keeps it; `null` branches before the first entry (an empty
+    /// context). The original is unchanged.
     pub fn branch(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] entry_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | null")] entry_id: JsValue,
     ) -> Result<Session, JsValue> {
-        let entry_id = super::convert::text_arg(&entry_id, "entryId")?;
-        let entry_id = entry_id.as_str();
+        let entry_id = match entry_id.is_null() {
+            true => None,
+            false => Some(super::convert::text_arg(&entry_id, "entryId")?),
+        };
+        let entry_id = entry_id.as_deref();
         let state = self.inner.state.borrow();
         let core = Inner::with_core(&state)?;
-        let at = core.position(entry_id);
-        let branched = throw(core.branch(entry_id, fresh_id()))?;
+        let at = entry_id.and_then(|id| core.position(id));
+        let branched = throw(core.branch_at(entry_id, fresh_id()))?;
         let mut originals: Vec<JsValue> = state
             .originals
             .iter()

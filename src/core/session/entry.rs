@@ -21,8 +21,8 @@ pub struct Header {
     pub id: String,
     /// The message format of the `message` entries (`"ai-sdk"`, `"openai"`, ...).
     pub format: String,
-    /// For a branch: the session and entry it was branched from.
-    pub branched_from: Option<(String, String)>,
+    /// For a branch: the session and entry it was branched from (`None`: before its first entry).
+    pub branched_from: Option<(String, Option<String>)>,
     /// The line as written or read.
     pub line: String,
 }
@@ -90,8 +90,8 @@ pub enum EntryKind {
     Branch {
         /// The session the branch was made from.
         from_session: String,
-        /// The entry it was made at.
-        from_entry: String,
+        /// The entry it was made at (`None`: before the first entry).
+        from_entry: Option<String>,
     },
     /// The provider's usage for the response that ends with the latest assistant message, and
     /// what self-calibration had learned once it was recorded (`calibration` in the line; absent
@@ -163,7 +163,11 @@ impl Entry {
 
 impl Header {
     /// A new header; its line is written now.
-    pub fn new(id: String, format: String, branched_from: Option<(String, String)>) -> Header {
+    pub fn new(
+        id: String,
+        format: String,
+        branched_from: Option<(String, Option<String>)>,
+    ) -> Header {
         let mut line = format!(
             "{{\"type\":\"session\",\"version\":{LOG_VERSION},\"id\":{},\"format\":{}",
             quote(&id),
@@ -173,7 +177,7 @@ impl Header {
             line.push_str(&format!(
                 ",\"branchedFrom\":{{\"session\":{},\"entry\":{}}}",
                 quote(session),
-                quote(entry)
+                opt_quote(entry.as_deref())
             ));
         }
         line.push('}');
@@ -207,7 +211,13 @@ impl Header {
         let id = string(obj, "id", 1)?;
         let format = string(obj, "format", 1)?;
         let branched_from = match obj.get("branchedFrom").and_then(Value::as_object) {
-            Some(b) => Some((string(b, "session", 1)?, string(b, "entry", 1)?)),
+            Some(b) => Some((
+                string(b, "session", 1)?,
+                match b.get("entry") {
+                    Some(Value::Null) => None,
+                    _ => Some(string(b, "entry", 1)?),
+                },
+            )),
             None => None,
         };
         Ok(Header {
@@ -294,7 +304,7 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             line.push_str(&format!(
                 ",\"fromSession\":{},\"fromEntryId\":{}",
                 quote(from_session),
-                quote(from_entry)
+                opt_quote(from_entry.as_deref())
             ));
         }
         EntryKind::Usage(u, learned) => {
@@ -356,7 +366,10 @@ pub fn read_line(
         Some("prune") => EntryKind::Prune(read_hidden(obj, number)?),
         Some("branch") => EntryKind::Branch {
             from_session: string(obj, "fromSession", number)?,
-            from_entry: string(obj, "fromEntryId", number)?,
+            from_entry: match obj.get("fromEntryId") {
+                Some(Value::Null) => None,
+                _ => Some(string(obj, "fromEntryId", number)?),
+            },
         },
         Some("usage") => {
             let usage = obj

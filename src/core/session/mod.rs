@@ -459,20 +459,33 @@ impl Session {
     /// context is what the loader builds from that prefix: branching before a compaction undoes
     /// it. `new_session_id` names the new session.
     pub fn branch(&self, id: &str, new_session_id: String) -> Result<Session> {
-        let Some(at) = self.position(id) else {
-            return Err(Error::invalid_input(
-                "entryId",
-                format!("no entry \"{id}\" in this session"),
-            ));
+        self.branch_at(Some(id), new_session_id)
+    }
+
+    /// [`Session::branch`] at entry `id`, or before the first entry (`None`, as pi's fork before
+    /// the first message): the new session's log then holds only the branch entry, and its
+    /// context is empty.
+    pub fn branch_at(&self, id: Option<&str>, new_session_id: String) -> Result<Session> {
+        let kept = match id {
+            None => 0,
+            Some(id) => match self.position(id) {
+                Some(at) => at + 1,
+                None => {
+                    return Err(Error::invalid_input(
+                        "entryId",
+                        format!("no entry \"{id}\" in this session"),
+                    ))
+                }
+            },
         };
-        let log: Vec<Entry> = self.log.iter().take(at + 1).cloned().collect();
+        let log: Vec<Entry> = self.log.iter().take(kept).cloned().collect();
         let ids = index(&log);
         let mut s = Session {
             config: self.config.clone(),
             header: Header::new(
                 new_session_id,
                 self.header.format.clone(),
-                Some((self.header.id.clone(), id.to_string())),
+                Some((self.header.id.clone(), id.map(str::to_string))),
             ),
             log,
             ids,
@@ -493,7 +506,7 @@ impl Session {
             branch_id,
             EntryKind::Branch {
                 from_session: self.header.id.clone(),
-                from_entry: id.to_string(),
+                from_entry: id.map(str::to_string),
             },
         );
         s.rebuild();
