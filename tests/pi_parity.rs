@@ -113,3 +113,88 @@ fn a_split_turn_is_joined_as_pi_joins_it() {
         "{summary}"
     );
 }
+
+#[test]
+fn an_imported_pi_session_counts_from_its_recorded_usage_and_learns_from_it() {
+    use context_compaction::formats::session_log::session_from_imported;
+    #[path = "common/session_config.rs"]
+    mod session_config;
+    let text = common::fixtures::text("pi/before-compaction.jsonl");
+    let imported = import_pi_session(&text).unwrap();
+    let config = session_config::session_config(
+        &serde_json::json!({"preset": "pi", "contextWindow": 200_000}),
+    );
+    let s = session_from_imported(&imported, config.clone(), None).unwrap();
+    // pi's estimateContextTokens: the last usage of an assistant message that was neither aborted
+    // nor an error, plus an estimate of the messages after it.
+    let messages = imported.context();
+    let last = messages
+        .iter()
+        .rposition(|m| {
+            let o = m.original.as_ref().unwrap();
+            o["role"] == "assistant"
+                && o["usage"].is_object()
+                && !matches!(o["stopReason"].as_str(), Some("aborted" | "error"))
+        })
+        .unwrap();
+    let u = &messages[last].original.as_ref().unwrap()["usage"];
+    let usage: u64 = ["input", "output", "cacheRead", "cacheWrite"]
+        .iter()
+        .map(|k| u[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(usage, 168_018);
+    // pi counts 12,802 tokens there (180,820 in all); characters / 4 of the text comes within a
+    // few tokens of it.
+    let pi_trailing: usize = messages[last + 1..].iter().map(pi_estimate).sum();
+    assert!(pi_trailing.abs_diff(12_802) < 20, "{pi_trailing}");
+    // The session counts the same way, with its own estimate of what follows (calibrated).
+    let tokens = s.tokens();
+    let trailing = tokens - 168_018;
+    assert!(
+        trailing > pi_trailing && trailing < 40_000,
+        "{tokens} tokens, {trailing} after the usage"
+    );
+    // Above pi's trigger (200,000 − 16,384 = 183,616), where pi's own count (180,820) is not:
+    // docs/presets.md, "Where pi and the pi preset count differently".
+    assert!(168_018 + pi_trailing <= 183_616);
+    assert!(s.check(false).should_compact);
+    // Self-calibration learned from the usages, as it would have live.
+    assert!(s.calibration().samples > 10, "{:?}", s.calibration());
+    let log = s.to_jsonl();
+    assert!(log
+        .lines()
+        .any(|l| l.contains("\"type\":\"usage\"") && l.contains("\"calibration\"")));
+    // Aborted and failed responses record no usage entry.
+    let aborted = messages
+        .iter()
+        .filter(|m| {
+            let o = m.original.as_ref().unwrap();
+            o["role"] == "assistant"
+                && matches!(o["stopReason"].as_str(), Some("aborted" | "error"))
+        })
+        .count();
+    assert!(aborted > 0);
+    let usages = log
+        .lines()
+        .filter(|l| l.contains("\"type\":\"usage\""))
+        .count();
+    let answered = imported
+        .messages
+        .iter()
+        .filter(|m| {
+            let o = m.original.as_ref().unwrap();
+            o["role"] == "assistant"
+                && o["usage"].is_object()
+                && !matches!(o["stopReason"].as_str(), Some("aborted" | "error"))
+        })
+        .count();
+    assert_eq!(usages, answered);
+    // The log reloads to the same count.
+    let loaded = context_compaction::core::session::Session::from_jsonl(
+        &log,
+        config,
+        &context_compaction::formats::pi::import_message,
+    )
+    .unwrap();
+    assert_eq!(loaded.tokens(), tokens);
+}

@@ -598,13 +598,18 @@ impl Session {
     }
 
     /// Builds a session from entries made elsewhere (an imported agent session). Ids must be
-    /// unique; parent ids are set to the previous entry.
+    /// unique; parent ids are set to the previous entry. A usage entry without calibration is
+    /// recorded as [`Session::record_usage`] records it: self-calibration learns from the growth
+    /// of the prompt since the previous usage, and the entry keeps what it has learned.
     pub fn from_entries(
         config: Config,
         header: Header,
         entries: Vec<(String, EntryKind)>,
     ) -> Result<Session> {
         let mut s = Session::empty(config, header);
+        // The view follows the entries while only messages and usage come; another entry (a
+        // compaction) rebuilds it before the next usage.
+        let mut stale = false;
         for (id, kind) in entries {
             if s.ids.contains_key(&id) {
                 return Err(Error::invalid_input(
@@ -612,7 +617,30 @@ impl Session {
                     format!("entry id \"{id}\" appears twice"),
                 ));
             }
-            s.push(id, kind);
+            match kind {
+                EntryKind::Message(message) => {
+                    let kinds = s.config.estimator.estimate_message(&message);
+                    let at = s.push(id, EntryKind::Message(message));
+                    if let (false, Some(m)) = (stale, s.log.get(at).and_then(Entry::message)) {
+                        let m = m.clone();
+                        s.view.push(at, None, &m, kinds);
+                    }
+                }
+                EntryKind::Usage(usage, None) => {
+                    if stale {
+                        s.rebuild();
+                        stale = false;
+                    }
+                    s.view
+                        .record_usage(&s.log, &usage, s.config.self_calibration);
+                    let learned = (s.view.learned.samples > 0).then_some(s.view.learned);
+                    s.push(id, EntryKind::Usage(usage, learned));
+                }
+                other => {
+                    s.push(id, other);
+                    stale = true;
+                }
+            }
         }
         s.version = 0;
         s.rebuild();
