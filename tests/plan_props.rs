@@ -170,6 +170,7 @@ fn options() -> impl Strategy<Value = PlanOptions> {
                 summary_tokens: 200,
                 prefix_summary_tokens: 100,
                 keep_small_prefix: true,
+                floor: 0,
                 limit,
                 prune: match prune {
                     0 => None,
@@ -252,6 +253,7 @@ proptest! {
             prefix_summary_tokens: 100,
             limit: None,
             keep_small_prefix: true,
+            floor: 0,
             prune: None,
         };
         let kept = |keep| plan(&m, &tokens, &opts(keep)).unwrap().indices(D::Keep).len();

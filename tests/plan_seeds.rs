@@ -27,6 +27,7 @@ fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> 
         prefix_summary_tokens: 50,
         limit: None,
         keep_small_prefix: true,
+        floor: 0,
         prune: None,
     }
 }

@@ -174,8 +174,10 @@ impl Preset {
                 s.plan.strategy = Strategy::RecentTokens { keep: 20_000 };
                 s.plan.summary_tokens = 16_384 * 4 / 5;
                 s.plan.prefix_summary_tokens = 16_384 * 2 / 5;
-                // pi splits a turn wherever the cut lands, however small the prefix.
+                // pi splits a turn wherever the cut lands, however small the prefix, and cuts only
+                // after the previous compaction entry.
                 s.plan.keep_small_prefix = false;
+                s.keep_after_compaction = true;
                 s.plan.prune = None;
             }
             Preset::Seed000 => {
@@ -188,6 +190,8 @@ impl Preset {
                 s.plan.boundary = TurnBoundary::Snap;
                 s.plan.summary_tokens = 16_384 * 4 / 5;
                 s.plan.prune = None;
+                // "When doing a second compaction, don't cross the first compaction boundary."
+                s.keep_after_compaction = true;
             }
             Preset::Codex => {
                 // 90% of the window; recent user messages up to 20,000 tokens; handoff prefix;

@@ -147,6 +147,7 @@ mod tests {
             prefix_summary_tokens: 5,
             limit: None,
             keep_small_prefix: true,
+            floor: 0,
             prune: None,
         };
         let p = plan(

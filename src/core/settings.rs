@@ -85,6 +85,10 @@ pub struct Settings {
     /// for an 8,192-token model): the token threshold is then 0, the trigger's message count
     /// decides, and a compacted context must fit `window − reserveTokens`.
     pub empty_budget_allowed: bool,
+    /// A session's compaction never keeps the messages its previous compaction kept, only those
+    /// logged after that compaction (seed 000: "don't cross the first compaction boundary"; pi's
+    /// cut points start after the previous compaction entry). They are summarized instead.
+    pub keep_after_compaction: bool,
     /// `safetyMargin: "auto"`: the margin is the expected error of each count (in proportion to
     /// what is estimated rather than reported), instead of `budget.safety_margin`.
     pub auto_margin: bool,
@@ -127,6 +131,7 @@ impl Settings {
         Settings {
             budget: Budget { reserve_tokens: reserve, ..Budget::new(context_window) },
             empty_budget_allowed: false,
+            keep_after_compaction: false,
             auto_margin: false,
             trigger: Trigger::FractionAbove(1.0),
             prune_trigger: None,
@@ -139,6 +144,7 @@ impl Settings {
                 prefix_summary_tokens: reserve * 2 / 5,
                 limit: None,
                 keep_small_prefix: true,
+                floor: 0,
                 prune: Some(PruneSettings { supersede: true, style: crate::core::prune::Style::None }),
             },
             summary: SummaryStyle {

@@ -79,6 +79,12 @@ pub fn session_from_imported(
             EntryKind::Compaction(Box::new(Compaction {
                 summary: Some(record.summary.clone()),
                 first_kept_entry_id,
+                timestamp: record
+                    .original
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                keep_last_messages: None,
                 system_entry_ids: Vec::new(),
                 pinned_entry_ids: Vec::new(),
                 tokens_before: record

@@ -89,6 +89,15 @@ impl Layout {
         }
     }
 
+    /// Moves `tail_floor` up to `floor` (never past the end, never down).
+    pub fn raise_floor(&mut self, floor: usize) {
+        let floor = floor.min(self.len);
+        if floor > self.tail_floor {
+            self.tail_floor = floor;
+            self.turn_starts.retain(|&t| t >= floor);
+        }
+    }
+
     /// Number of messages analyzed.
     pub fn len(&self) -> usize {
         self.len

@@ -74,6 +74,10 @@ pub struct PlanOptions {
     /// A split turn whose prefix is no larger than `prefix_summary_tokens` is not split: the cut
     /// moves back to the turn's start (ours; `false` splits as pi and seed 003 do).
     pub keep_small_prefix: bool,
+    /// The kept tail starts at this message or later (0: anywhere after the latest summary). A
+    /// session sets it past the messages its previous compaction kept, for presets whose source
+    /// never keeps them again (seed 000, pi): they are folded into the new summary.
+    pub floor: usize,
     /// The most tokens the compacted context may hold; `None` skips the convergence check.
     pub limit: Option<usize>,
     /// Pruning tried first when the plan exceeds `limit`; `None` never prunes.
@@ -163,7 +167,8 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
             ),
         ));
     }
-    let layout = Layout::new(messages);
+    let mut layout = Layout::new(messages);
+    layout.raise_floor(options.floor);
     let tokens_before = input.tokens.iter().sum();
     let partners = ToolPartners::new(messages);
     let planner = Planner {

@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::message::Message;
+use crate::core::message::{format_iso8601_millis, Message};
 use crate::core::plan::truncate::truncate_part;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::prune::{self, PruneAction};
@@ -53,6 +53,9 @@ pub struct Snapshot {
     pub total: usize,
     /// The latest compaction in the context.
     pub previous: Option<Compaction>,
+    /// The first message logged after the latest compaction entry (0 without one): before it
+    /// come the summary and the messages that compaction kept.
+    pub floor: usize,
 }
 
 impl Snapshot {
@@ -93,6 +96,9 @@ pub struct Outcome {
     pub digest: Value,
     /// Workstream state after the compaction, if kept.
     pub state: Option<Value>,
+    /// When the compaction was made, in milliseconds since the Unix epoch (the caller's clock:
+    /// the core has none).
+    pub timestamp: Option<i64>,
 }
 
 /// Checks the commit rule of the module documentation for a session now at `version`, with
@@ -209,8 +215,17 @@ pub fn entries_for(
     if let Some(split) = &split_turn_id {
         covered.retain(|id| id != split);
     }
+    // Seed 000's keepLastMessages: the message entries from the first kept one to this entry.
+    let keep_last_messages = first_kept.as_ref().map(|id| {
+        log.iter()
+            .skip_while(|e| &e.id != id)
+            .filter(|e| matches!(e.kind, EntryKind::Message(_)))
+            .count()
+    });
     let compaction = Compaction {
         summary,
+        timestamp: outcome.timestamp.map(format_iso8601_millis),
+        keep_last_messages: Some(keep_last_messages.unwrap_or(0)),
         first_kept_entry_id: first_kept,
         system_entry_ids: with(Disposition::System),
         pinned_entry_ids: pinned,

@@ -56,6 +56,12 @@ pub struct Compaction {
     /// The first message entry kept verbatim after the summary (`None`: only what follows this
     /// entry).
     pub first_kept_entry_id: Option<String>,
+    /// When it was made (ISO 8601, seed 000's `timestamp`); absent in older logs and imports
+    /// without one.
+    pub timestamp: Option<String>,
+    /// How many message entries before this entry stay verbatim (seed 000's `keepLastMessages`:
+    /// from `first_kept_entry_id` on); absent in older logs.
+    pub keep_last_messages: Option<usize>,
     /// System messages before the kept tail that stay, placed first.
     pub system_entry_ids: Vec<String>,
     /// Pinned messages that stay, placed right after the summary.
@@ -259,10 +265,19 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             line.push_str(&format!(",\"message\":{value}"));
         }
         EntryKind::Compaction(c) => {
+            if let Some(ts) = &c.timestamp {
+                line.push_str(&format!(",\"timestamp\":{}", quote(ts)));
+            }
             line.push_str(&format!(
-                ",\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{},\"tokensAfter\":{},\"round\":{},\"coveredTurnIds\":{},\"splitTurnId\":{},\"digest\":{}",
+                ",\"summary\":{},\"firstKeptEntryId\":{}",
                 opt_quote(c.summary.as_deref()),
                 opt_quote(c.first_kept_entry_id.as_deref()),
+            ));
+            if let Some(n) = c.keep_last_messages {
+                line.push_str(&format!(",\"keepLastMessages\":{n}"));
+            }
+            line.push_str(&format!(
+                ",\"tokensBefore\":{},\"tokensAfter\":{},\"round\":{},\"coveredTurnIds\":{},\"splitTurnId\":{},\"digest\":{}",
                 c.tokens_before,
                 c.tokens_after,
                 c.round,
@@ -429,6 +444,11 @@ fn read_compaction(obj: &Map<String, Value>, n: usize) -> Result<Compaction> {
     Ok(Compaction {
         summary: opt_string("summary")?,
         first_kept_entry_id: opt_string("firstKeptEntryId")?,
+        timestamp: opt_string("timestamp")?,
+        keep_last_messages: match obj.get("keepLastMessages") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(count(obj, "keepLastMessages", n)?),
+        },
         system_entry_ids: list("systemEntryIds")?,
         pinned_entry_ids: list("pinnedEntryIds")?,
         tokens_before: count(obj, "tokensBefore", n)?,

@@ -340,6 +340,7 @@ impl Session {
         let mut messages = Vec::with_capacity(self.view.items.len());
         let mut tokens = Vec::with_capacity(self.view.items.len());
         let mut sources = Vec::with_capacity(self.view.items.len());
+        let mut floor = None;
         for (i, item) in self.view.items.iter().enumerate() {
             let Some(m) = self.view.message(&self.log, i) else {
                 continue;
@@ -354,10 +355,14 @@ impl Session {
             } else {
                 Source::Entry(id)
             });
+            if floor.is_none() && self.view.compaction.is_none_or(|c| item.entry > c) {
+                floor = Some(messages.len());
+            }
             messages.push(m.clone());
             // Planned with the counts the trigger sees: corrected by self-calibration.
             tokens.push(self.view.learned.corrected(&item.kinds));
         }
+        let floor = floor.unwrap_or(messages.len());
         let previous = self
             .view
             .compaction
@@ -376,6 +381,7 @@ impl Session {
             sources,
             total: self.view.total(),
             previous,
+            floor,
         }
     }
 
