@@ -164,13 +164,15 @@ impl Inner {
         let Some(format) = self.format(state) else {
             return Ok(out);
         };
-        let items: Vec<(usize, Option<Message>)> = match &state.core {
-            Some(c) => c
-                .view()
-                .items
-                .iter()
-                .map(|it| (it.entry, it.altered.clone()))
-                .collect(),
+        let (items, memory): (Vec<(usize, Option<Message>)>, _) = match &state.core {
+            Some(c) => (
+                c.view()
+                    .items
+                    .iter()
+                    .map(|it| (it.entry, it.altered.clone()))
+                    .collect(),
+                c.memory().map(|(at, m)| (at, m.clone())),
+            ),
             None => return Ok(out),
         };
         for (entry, altered) in items {
@@ -183,6 +185,12 @@ impl Inner {
                         out.push(&to_js(&value));
                     }
                 }
+            }
+        }
+        // The memory block, where the core places it (seed 004).
+        if let Some((at, m)) = memory {
+            for value in format.export(std::slice::from_ref(&m)) {
+                out.splice(u32::try_from(at).unwrap_or(u32::MAX), 0, &to_js(&value));
             }
         }
         Ok(out)

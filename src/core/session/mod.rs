@@ -7,6 +7,10 @@
 //! [`commit`]: messages appended meanwhile stay after the summary; any other change is a
 //! `CONFLICT`. [`Session::branch`] makes a new session from any entry: before a compaction it undoes
 //! it, after one it keeps it.
+//!
+//! The memory block (seed 004: "both the summary and raw entries are injected into the agent
+//! context") is rendered as a system message after the leading system messages and the summary
+//! ([`Session::memory`]); like a system prompt it counts toward the budget's system tokens.
 
 pub mod cache_points;
 pub mod commit;
@@ -83,6 +87,8 @@ pub struct Session {
     /// Recognizes summaries among appended messages by the configured framing as well as by the
     /// known agents' (a history compacted earlier with a custom `summaryPrefix`).
     recognizer: Recognizer,
+    /// The memory block as the system message rendered with the context, and its tokens.
+    memory: Option<(Message, usize)>,
 }
 
 impl Session {
@@ -113,6 +119,7 @@ impl Session {
             reorders: 0,
             live_epoch: 0,
             live_stored: 0,
+            memory: None,
         }
     }
 
@@ -272,7 +279,11 @@ impl Session {
     /// The budget the trigger is evaluated against: with `safetyMargin: "auto"`, the margin is
     /// the expected error of the count ([`Budget::with_auto_margin`]).
     pub fn budget(&self) -> crate::core::trigger::Budget {
-        let budget = self.config.settings.budget;
+        let mut budget = self.config.settings.budget;
+        // The memory block is sent besides the messages, as a system prompt is.
+        budget.system_tokens = budget
+            .system_tokens
+            .saturating_add(self.memory.as_ref().map_or(0, |(_, t)| *t));
         if self.config.settings.auto_margin {
             budget.with_auto_margin(self.tokens_error())
         } else {
@@ -306,13 +317,16 @@ impl Session {
             .collect()
     }
 
-    /// The cache points of the live context.
+    /// The cache points of the rendered context (the memory block included, [`Session::memory`]).
     pub fn cache_points(&self) -> Vec<CachePoint> {
-        let starts: Vec<bool> = self
+        let mut starts: Vec<bool> = self
             .messages()
             .iter()
             .map(|m| m.is_user_turn_start())
             .collect();
+        if let Some((at, _)) = self.memory() {
+            starts.insert(at.min(starts.len()), false);
+        }
         cache_points(&starts, PRE_TAIL_OFFSET_ROUNDS)
     }
 
@@ -450,8 +464,34 @@ impl Session {
         self.hide(&actions)
     }
 
+    /// Reads the memory block again (after a note, a condensing, or a rebuild).
+    fn refresh_memory(&mut self) {
+        self.memory = notes::MemoryBlock::of(&self.log).text().map(|text| {
+            let message = Message::text(crate::core::message::Role::System, text);
+            let tokens = self.config.estimator.estimate_message(&message).total();
+            (message, tokens)
+        });
+    }
+
+    /// The memory block as the system message rendered with the context, and its index there:
+    /// after the leading system messages and the summary (a system-role summary is one of them).
+    /// `None` while the block is empty.
+    pub fn memory(&self) -> Option<(usize, &Message)> {
+        let (message, _) = self.memory.as_ref()?;
+        let messages = self.messages();
+        let mut at = messages
+            .iter()
+            .position(|m| m.role != crate::core::message::Role::System)
+            .unwrap_or(messages.len());
+        if let Some(s) = self.summary_index().filter(|&s| s >= at) {
+            at = s + 1;
+        }
+        Some((at, message))
+    }
+
     /// Rebuilds the live context from the log (after a compaction or a prune).
     fn rebuild(&mut self) {
+        self.refresh_memory();
         self.view = View::build(
             &self.log,
             &self.ids,
@@ -505,6 +545,7 @@ impl Session {
             reorders: 0,
             live_epoch: 1,
             live_stored: 0,
+            memory: None,
             recognizer: self.recognizer.clone(),
         };
         let branch_id = s.next_id();
@@ -595,6 +636,7 @@ impl Session {
             reorders: 0,
             live_epoch: 0,
             live_stored: 0,
+            memory: None,
             recognizer: Recognizer::default(),
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
@@ -657,6 +699,7 @@ impl Session {
     pub fn add_note(&mut self, text: String) -> String {
         let id = self.next_id();
         self.push(id.clone(), EntryKind::Note(text));
+        self.refresh_memory();
         id
     }
 
@@ -677,6 +720,7 @@ impl Session {
                 through,
             },
         );
+        self.refresh_memory();
         id
     }
 

@@ -208,6 +208,11 @@ pub struct SummaryJob<'e> {
     state: Option<String>,
     /// Joins the history summary and the split-turn section.
     turn_context: String,
+    /// The history's prompts show the workstream state (`{state}`): their answers may end with
+    /// a state delta ([`crate::core::session::workstream::split_delta`]).
+    asks_state: bool,
+    /// The state deltas taken out of answers, in the order they were accepted.
+    deltas: Vec<serde_json::Value>,
     /// Tokens of the summary message around the summary text.
     wrapper: usize,
     /// Tokens of what the summary replaces.
@@ -337,6 +342,9 @@ impl<'e> SummaryJob<'e> {
             .map(|c| c.replaced_tokens)
             .sum::<usize>()
             + previous_summary.as_deref().map_or(0, estimate);
+        let asks_state = [&templates.history, &templates.update, &templates.chunk]
+            .iter()
+            .any(|t| t.contains("{state}"));
         Ok(SummaryJob {
             estimate,
             templates,
@@ -349,6 +357,8 @@ impl<'e> SummaryJob<'e> {
             original_task,
             state: None,
             turn_context: settings.summary.turn_context.clone(),
+            asks_state,
+            deltas: Vec::new(),
             wrapper,
             replaced,
             history: history_lane,
@@ -398,6 +408,12 @@ impl<'e> SummaryJob<'e> {
             (LaneKind::Prefix, _) => "split-turn prefix summary",
             (LaneKind::History, _) => "history summary",
         };
+        // A history piece whose prompt shows the workstream state may end with a delta.
+        let (answer, delta) = if self.asks_state && lane.kind == LaneKind::History {
+            crate::core::session::workstream::split_delta(answer)?
+        } else {
+            (answer.to_string(), None)
+        };
         let answer = answer.trim();
         if is_blank(answer) {
             return Err(Error::new(
@@ -420,6 +436,7 @@ impl<'e> SummaryJob<'e> {
         }
         lane.in_flight = None;
         lane.answer = Some(answer.to_string());
+        self.deltas.extend(delta);
         lane.stage = match lane.stage {
             Stage::Chunk(k) if k + 1 < lane.chunks.len() => Stage::Chunk(k + 1),
             Stage::Chunk(_) if lane.kind == LaneKind::History && tokens > rollup_limit => {
@@ -468,6 +485,12 @@ impl<'e> SummaryJob<'e> {
     /// The digest of the summarized messages.
     pub fn digest(&self) -> &Digest {
         &self.digest
+    }
+
+    /// Takes the workstream state deltas given after
+    /// [`crate::core::session::workstream::DELTA_MARKER`] in the answers accepted so far.
+    pub fn take_state_deltas(&mut self) -> Vec<serde_json::Value> {
+        std::mem::take(&mut self.deltas)
     }
 
     /// Shows `state` (the workstream state so far, as text) to the summarizer as `{state}`.
