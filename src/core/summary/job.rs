@@ -17,7 +17,9 @@
 //! Validation of an answer: empty or whitespace → `SUMMARY_EMPTY`; estimated tokens not smaller
 //! than those of what it replaces (the piece's transcript, without overlap messages, plus the
 //! `previous_summary` it was given) and, except for a rollup, more than the request's `max_tokens`
-//! → `NO_PROGRESS`. A rejected answer leaves the piece
+//! → `NO_PROGRESS`. When the history's prompts show the workstream state (`{state}`, seed 004), an
+//! answer may end with a state delta after its marker line: it is taken out of the summary
+//! ([`SummaryJob::take_state_deltas`]), and one that is not a valid delta is `SUMMARIZER_FAILED`. A rejected answer leaves the piece
 //! outstanding: it may be retried and submitted again. When a rollup still fails after its retries,
 //! [`SummaryJob::skip_rollup`] keeps the summary it was given, which `finish` cuts to its cap: a
 //! compaction never fails because its own summary grew.
