@@ -117,7 +117,7 @@ fn seed_001_entries(messages: &[Message], indices: &[usize], first_number: usize
         .enumerate()
         .map(|(k, (index, message))| {
             let number = first_number.saturating_sub(1).saturating_add(k);
-            let role = message.role.as_str().to_uppercase();
+            let role = message.role.as_str().to_ascii_uppercase();
             Entry {
                 index,
                 text: format!("[{number}] {role}:\n{}", seed_001_content(message)),
