@@ -99,6 +99,8 @@ fn every_fixture_plans_within_every_window() {
                     summary_tokens: window / 20,
                     prefix_summary_tokens: window / 40,
                     limit: Some(window * 3 / 4),
+                    keep_small_prefix: true,
+                    floor: 0,
                     prune: prune.clone(),
                 };
                 let context = format!("{name}, window {window}, {strategy:?}");

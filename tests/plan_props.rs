@@ -169,6 +169,8 @@ fn options() -> impl Strategy<Value = PlanOptions> {
                 summarize,
                 summary_tokens: 200,
                 prefix_summary_tokens: 100,
+                keep_small_prefix: true,
+                floor: 0,
                 limit,
                 prune: match prune {
                     0 => None,
@@ -250,6 +252,8 @@ proptest! {
             summary_tokens: 200,
             prefix_summary_tokens: 100,
             limit: None,
+            keep_small_prefix: true,
+            floor: 0,
             prune: None,
         };
         let kept = |keep| plan(&m, &tokens, &opts(keep)).unwrap().indices(D::Keep).len();

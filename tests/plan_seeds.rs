@@ -26,6 +26,8 @@ fn options(strategy: Strategy, boundary: TurnBoundary, direction: Direction) -> 
         summary_tokens: 100,
         prefix_summary_tokens: 50,
         limit: None,
+        keep_small_prefix: true,
+        floor: 0,
         prune: None,
     }
 }
@@ -478,4 +480,48 @@ fn the_token_budget_deducts_earlier_summaries_first() {
         .map(|&i| tokens[i])
         .sum();
     assert!(kept <= 6, "{kept}");
+}
+
+#[test]
+fn seed_001_a_cut_inside_a_later_turn_keeps_ten_and_summarizes_the_turn_start_with_the_rest() {
+    // [0] system, [1] user, 12 call/result pairs, [26] "done", [27] user, then 11 call/result
+    // pairs up to [49]. keepLast = 10 lands on the call at [40], inside the turn of [27]: the seed
+    // keeps [40..50) (system + summary + 10 = 12 messages) and summarizes [1..40) in one call.
+    let mut m = vec![
+        Message::text(Role::System, "rules"),
+        Message::text(Role::User, "Build a flashcard app"),
+    ];
+    for k in 0..12 {
+        m.push(call(&[&format!("a{k}")]));
+        m.push(result(&format!("a{k}")));
+    }
+    m.push(Message::text(Role::Assistant, "done"));
+    m.push(Message::text(Role::User, "Add AI integration"));
+    for k in 0..11 {
+        m.push(call(&[&format!("b{k}")]));
+        m.push(result(&format!("b{k}")));
+    }
+    assert_eq!(m.len(), 50);
+    let settings = context_compaction::core::options::parse(
+        &serde_json::json!({"preset": "compaction-layer"}),
+    )
+    .unwrap()
+    .settings;
+    assert_eq!(settings.plan.boundary, TurnBoundary::Free);
+    let p = plan(&m, &ones(50), &settings.plan).unwrap();
+    assert_eq!(p.indices(D::Keep), (40..50).collect::<Vec<_>>());
+    assert_eq!(p.indices(D::Summarize), (1..40).collect::<Vec<_>>());
+    assert!(p.indices(D::TurnPrefix).is_empty());
+    assert_eq!(p.turn_prefix, None);
+    // A split boundary would have kept the small turn prefix verbatim instead ([27..50)).
+    let split = plan(
+        &m,
+        &ones(50),
+        &PlanOptions {
+            boundary: TurnBoundary::Split,
+            ..settings.plan.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(split.indices(D::Keep), (27..50).collect::<Vec<_>>());
 }

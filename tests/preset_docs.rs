@@ -12,7 +12,7 @@ use context_compaction::core::cut::{Direction, TurnBoundary};
 use context_compaction::core::plan::{PruneSettings, Strategy};
 use context_compaction::core::preset::Preset;
 use context_compaction::core::prune::Style;
-use context_compaction::core::settings::{Estimation, Settings};
+use context_compaction::core::settings::{Estimation, Settings, TranscriptStyle};
 use context_compaction::core::summary::Templates;
 use context_compaction::core::trigger::Trigger;
 
@@ -129,7 +129,11 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
             "turn boundary",
             match s.plan.boundary {
                 TurnBoundary::Snap => "snap (tail starts at a user message)".into(),
+                TurnBoundary::Split if s.plan.keep_small_prefix => {
+                    "split (prefix summarized separately, unless within its budget)".into()
+                }
                 TurnBoundary::Split => "split (prefix summarized separately)".into(),
+                TurnBoundary::Free => "any message but a tool result (one summary)".into(),
             },
         ),
         (
@@ -141,6 +145,7 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
         ),
         ("summary tokens", n(s.plan.summary_tokens)),
         ("split-turn prefix tokens", n(s.plan.prefix_summary_tokens)),
+        ("split-turn section", text(&s.summary.turn_context)),
         ("rollup above", format!("{} tokens", n(s.rollup_tokens))),
         ("pruning (convergence)", prune(&s.plan.prune)),
         (
@@ -172,7 +177,14 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
         ),
         (
             "tool output in transcript",
-            format!("{} characters", n(s.transcript.tool_output_chars)),
+            match s.transcript.style {
+                TranscriptStyle::Standard => {
+                    format!("{} characters", n(s.transcript.tool_output_chars))
+                }
+                TranscriptStyle::Seed001 => {
+                    "results 500 characters, messages 2,000 (seed 001's layout)".into()
+                }
+            },
         ),
         (
             "tool allow-list",

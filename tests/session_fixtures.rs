@@ -122,6 +122,7 @@ fn compact_once(s: &mut Session, forced: bool) -> Option<usize> {
         round,
         digest: Value::Null,
         state: None,
+        timestamp: None,
     };
     s.commit(&snapshot, &prepared.plan, &outcome).unwrap();
     Some(round as usize)

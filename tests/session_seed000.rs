@@ -114,6 +114,7 @@ fn compact(s: &mut Session, keep: usize, text: &str) -> String {
         ),
         digest: Value::Null,
         state: None,
+        timestamp: None,
     };
     s.commit(&snapshot, &p, &outcome).unwrap()
 }
@@ -263,6 +264,7 @@ fn appends_during_a_compaction_stay_after_the_summary_and_other_changes_conflict
         round: 1,
         digest: Value::Null,
         state: None,
+        timestamp: None,
     };
     s.commit(&snapshot, &p, &outcome).unwrap();
     assert_eq!(context(&s), ["S:sum", "u3", "a3", "u4", "a4"]);
@@ -287,6 +289,7 @@ fn a_compaction_that_keeps_nothing_keeps_what_was_appended_meanwhile() {
         round: 1,
         digest: Value::Null,
         state: None,
+        timestamp: None,
     };
     s.commit(&snapshot, &p, &outcome).unwrap();
     assert_eq!(context(&s), ["S:all", "u3"]);
@@ -315,4 +318,106 @@ fn check_is_incremental_and_usage_calibrates() {
         loaded.check(false).should_compact,
         s.check(false).should_compact
     );
+}
+
+#[test]
+fn branching_before_the_first_entry_starts_empty() {
+    // pi can fork before its first message; the session branches at `None`.
+    let mut s = Session::new(config(), "s".into(), "pi".into());
+    s.append(messages(&["u1", "a1", "u2", "a2"]));
+    compact(&mut s, 2, "early");
+    let mut empty = s.branch_at(None, "b0".into()).unwrap();
+    assert!(context(&empty).is_empty());
+    let log = empty.to_jsonl();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].contains("\"branchedFrom\":{\"session\":\"s\",\"entry\":null}"));
+    let branch: Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(branch["type"], "branch");
+    assert_eq!(branch["fromEntryId"], Value::Null);
+    assert_eq!(branch["parentId"], Value::Null);
+    // The branch goes on like any session and reloads byte for byte.
+    empty.append(messages(&["u9"]));
+    assert_eq!(context(&empty), ["u9"]);
+    let text = empty.to_jsonl();
+    let loaded = Session::from_jsonl(&text, config(), &import).unwrap();
+    assert_eq!(loaded.to_jsonl(), text);
+    assert_eq!(context(&loaded), ["u9"]);
+    assert_eq!(context(&s).len(), 3);
+}
+
+/// Plans with the `pi-plan` preset (seed 000) keeping the last `keep` messages, as a session's
+/// compaction does (`prepare_floored` with the snapshot's floor), and commits at `now`.
+fn compact_pi_plan(s: &mut Session, keep: usize, text: &str, now: i64) -> Value {
+    use context_compaction::core::prepare::{prepare_floored, History};
+    let mut settings = s.config().settings.clone();
+    settings.plan.strategy = Strategy::LastMessages { keep };
+    let snapshot = s.snapshot();
+    let cost = |_: &Part| 1;
+    let prepared = prepare_floored(
+        &settings,
+        &History {
+            messages: &snapshot.messages,
+            tokens: &snapshot.tokens,
+            total: snapshot.total,
+            part_cost: &cost,
+        },
+        snapshot.floor,
+        true,
+    )
+    .unwrap();
+    let recognizer = Recognizer::with(&settings.summary);
+    let outcome = Outcome {
+        summary: Some(text.to_string()),
+        tokens_after: 10,
+        round: snapshot.round(&prepared.plan, &recognizer),
+        digest: Value::Null,
+        state: None,
+        timestamp: Some(now),
+    };
+    s.commit(&snapshot, &prepared.plan, &outcome).unwrap();
+    serde_json::from_str(s.to_jsonl().lines().last().unwrap()).unwrap()
+}
+
+#[test]
+fn compaction_entries_carry_timestamp_and_keep_last_messages_and_never_count_across_the_boundary() {
+    let config = session_config(&json!({"contextWindow": 100_000, "preset": "pi-plan"}));
+    assert!(config.settings.keep_after_compaction);
+    let mut s = Session::new(config, "s".into(), "pi".into());
+    s.append(messages(&FIRST));
+    // Seed 000: `{"type": "compaction", "timestamp": "...", "summary": "...", "keepLastMessages": 4}`.
+    let first = compact_pi_plan(&mut s, 4, "one", 1_765_233_665_306);
+    assert_eq!(first["timestamp"], "2025-12-08T22:41:05.306Z");
+    assert_eq!(first["keepLastMessages"], 4);
+    assert_eq!(context(&s), ["S:one", "u4", "a4", "t4", "a4"]);
+    s.append(messages(&["u5", "a5", "u6", "a6", "t6", "a6", "u7", "a7"]));
+    // "When calculating keepLastMessages for COMPACTION 2, we only count messages between
+    // COMPACTION 1 and COMPACTION 2 (cannot cross the boundary)": keeping the last 12 messages
+    // of the context would reach back to u4, which the first compaction kept; the tail starts at
+    // u5 instead, and u4..a4 are folded into the new summary with summary 1.
+    let second = compact_pi_plan(&mut s, 12, "two", 1_765_233_700_000);
+    assert_eq!(second["keepLastMessages"], 8);
+    assert_eq!(second["round"], 2);
+    assert_eq!(second["timestamp"], "2025-12-08T22:41:40.000Z");
+    assert_eq!(
+        context(&s),
+        ["S:two", "u5", "a5", "u6", "a6", "t6", "a6", "u7", "a7"]
+    );
+    // The fields survive a reload byte for byte.
+    let text = s.to_jsonl();
+    let loaded = Session::from_jsonl(&text, s.config().clone(), &import).unwrap();
+    assert_eq!(loaded.to_jsonl(), text);
+    // Presets whose source keeps the last messages whatever came before reach back as before.
+    let mut other = Session::new(config_with("pi-plan", false), "o".into(), "pi".into());
+    other.append(messages(&FIRST));
+    compact_pi_plan(&mut other, 4, "one", 0);
+    other.append(messages(&["u5", "a5", "u6", "a6", "t6", "a6", "u7", "a7"]));
+    let again = compact_pi_plan(&mut other, 12, "two", 0);
+    assert_eq!(again["keepLastMessages"], 12);
+}
+
+fn config_with(preset: &str, keep_after_compaction: bool) -> Config {
+    let mut c = session_config(&json!({"contextWindow": 100_000, "preset": preset}));
+    c.settings.keep_after_compaction = keep_after_compaction;
+    c
 }

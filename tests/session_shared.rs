@@ -189,6 +189,7 @@ fn compact(s: &mut Session, keep: usize, text: &str) -> Result<String, ErrorCode
         round: 1,
         digest: Value::Null,
         state: None,
+        timestamp: None,
     };
     s.commit(&snapshot, &p, &outcome).map_err(|e| e.code)
 }
@@ -315,6 +316,7 @@ fn a_summary_being_written_over_unstored_entries_conflicts_after_a_reordering_me
         round: 1,
         digest: Value::Null,
         state: None,
+        timestamp: None,
     };
     let err = a.s.commit(&snapshot, &p, &outcome).unwrap_err();
     assert_eq!(err.code, ErrorCode::Conflict);

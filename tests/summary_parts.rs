@@ -25,6 +25,7 @@ fn options() -> TranscriptOptions {
         tool_output_chars: 2_000,
         include_reasoning: false,
         tool_allow: None,
+        style: Default::default(),
     }
 }
 

@@ -11,7 +11,9 @@
 use context_compaction::core::message::{Message, Part, Role};
 use context_compaction::core::settings::TranscriptOptions;
 use context_compaction::core::summary::chunk::{Chunker, CONTINUED};
-use context_compaction::core::summary::transcript::{entries, serialize, truncate_chars};
+use context_compaction::core::summary::transcript::{
+    entries, serialize, truncate_chars, ENTRY_SEPARATOR,
+};
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::HashSet;
@@ -79,11 +81,11 @@ proptest! {
     ) {
         let msgs: Vec<Message> = items.into_iter().map(|(t, k)| message(t, k)).collect();
         let all: Vec<usize> = (0..msgs.len()).collect();
-        let options = TranscriptOptions { tool_output_chars: out_chars, include_reasoning: false, tool_allow: None };
+        let options = TranscriptOptions { tool_output_chars: out_chars, include_reasoning: false, tool_allow: None, style: Default::default() };
         let whole = serialize(&msgs, &all, &options);
         let count = |s: &str| s.chars().count();
         let none = HashSet::new();
-        let chunker = Chunker { estimate: &count, char_limit: limit, token_limit: None, overlap: &none };
+        let chunker = Chunker { estimate: &count, char_limit: limit, token_limit: None, overlap: &none, separator: ENTRY_SEPARATOR };
         let chunks = chunker.chunks(entries(&msgs, &all, &options, 1));
         let mut last = 0usize;
         let mut rebuilt = String::new();

@@ -280,3 +280,29 @@ fn seed_003_counts_the_system_prompt_in_the_conversation() {
         .settings;
     assert_eq!(s.trigger.threshold(&s.budget), Some(90_001));
 }
+
+#[test]
+fn seed001_at_gpt4s_8192_tokens_the_message_count_decides() {
+    // Seed 001 lists `'gpt-4': 8_192`; its threshold is then ⌊(8,192 − 2,000 − 4,000 − 5,000) ×
+    // 0.8⌋ < 0, so `shouldCompact` is true whenever there are more than keepLast + 1 messages.
+    let o = serde_json::json!({"preset": "compaction-layer", "model": "gpt-4"});
+    let s = context_compaction::core::options::parse(&o)
+        .unwrap()
+        .settings;
+    assert_eq!(s.budget.context_window, 8_192);
+    assert_eq!(s.trigger.threshold(&s.budget), Some(0));
+    for (non_system, tokens) in [(10, 7_000), (11, 1), (11, 0), (30, 5_000)] {
+        // `tokens >= −2,247` holds for every count, as `tokens >= 0` does.
+        let seed = seed001_should_compact(tokens, non_system + 1, 10, 0);
+        assert_eq!(
+            s.trigger.fires(&input(tokens, non_system, s.budget)),
+            seed,
+            "{non_system} messages, {tokens} tokens"
+        );
+    }
+    // A compacted context must fit what the model takes besides its reply.
+    assert_eq!(s.token_limit(), 8_192 - 4_000);
+    // Other presets still refuse a window their reserves use up.
+    let o = serde_json::json!({"preset": "workstream", "model": "gpt-4"});
+    assert!(context_compaction::core::options::parse(&o).is_err());
+}

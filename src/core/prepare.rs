@@ -31,6 +31,18 @@ pub struct History<'a> {
 /// Evaluates the trigger (`forced` after a provider's context-limit error) and plans a compaction
 /// that brings the context under every threshold of the trigger.
 pub fn prepare(settings: &Settings, history: &History<'_>, forced: bool) -> Result<Prepared> {
+    prepare_floored(settings, history, 0, forced)
+}
+
+/// [`prepare`] for a session's snapshot whose first `floor` messages (its previous summary and the
+/// messages its previous compaction kept, [`crate::core::session::Snapshot::floor`]) the kept tail
+/// may not reach back to, when the settings say so ([`Settings::keep_after_compaction`]).
+pub fn prepare_floored(
+    settings: &Settings,
+    history: &History<'_>,
+    floor: usize,
+    forced: bool,
+) -> Result<Prepared> {
     let input = TriggerInput {
         forced,
         ..TriggerInput::new(history.messages, history.total, settings.budget)
@@ -38,6 +50,11 @@ pub fn prepare(settings: &Settings, history: &History<'_>, forced: bool) -> Resu
     let decision = settings.trigger.evaluate(&input);
     let options = PlanOptions {
         limit: Some(settings.token_limit()),
+        floor: if settings.keep_after_compaction {
+            floor
+        } else {
+            0
+        },
         ..settings.plan.clone()
     };
     let plan_with = |o: &PlanOptions| {

@@ -8,7 +8,7 @@ use crate::core::error::{Error, Result};
 use crate::core::message::Role;
 use crate::core::plan::{PruneSettings, Strategy};
 use crate::core::prune::{ClearToolUsesOptions, OpenCodeOptions, Style};
-use crate::core::settings::{Estimation, Settings, SummaryStyle, ROUND_MARKER};
+use crate::core::settings::{Estimation, Settings, SummaryStyle, TranscriptStyle, ROUND_MARKER};
 use crate::core::summary::{preset_prompts, SummaryMode, Templates};
 use crate::core::trigger::{self, Budget, Trigger};
 
@@ -106,8 +106,12 @@ impl Preset {
     /// `Compactor`s.
     pub fn summary_style(self) -> SummaryStyle {
         match self {
-            Preset::Pi => style(Role::User, PI_COMPACTION_PREFIX)
-                .suffix(&format!("{PI_SUMMARY_SUFFIX}{ROUND_MARKER}")),
+            Preset::Pi => {
+                let mut s = style(Role::User, PI_COMPACTION_PREFIX)
+                    .suffix(&format!("{PI_SUMMARY_SUFFIX}{ROUND_MARKER}"));
+                s.turn_context = PI_TURN_CONTEXT.into();
+                s
+            }
             Preset::Seed000 => style(
                 Role::User,
                 "Another language model worked on this task and produced a summary. Use this to continue the work without duplicating effort:\n\n",
@@ -171,6 +175,10 @@ impl Preset {
                 s.plan.strategy = Strategy::RecentTokens { keep: 20_000 };
                 s.plan.summary_tokens = 16_384 * 4 / 5;
                 s.plan.prefix_summary_tokens = 16_384 * 2 / 5;
+                // pi splits a turn wherever the cut lands, however small the prefix, and cuts only
+                // after the previous compaction entry.
+                s.plan.keep_small_prefix = false;
+                s.keep_after_compaction = true;
                 s.plan.prune = None;
             }
             Preset::Seed000 => {
@@ -183,6 +191,8 @@ impl Preset {
                 s.plan.boundary = TurnBoundary::Snap;
                 s.plan.summary_tokens = 16_384 * 4 / 5;
                 s.plan.prune = None;
+                // "When doing a second compaction, don't cross the first compaction boundary."
+                s.keep_after_compaction = true;
             }
             Preset::Codex => {
                 // 90% of the window; recent user messages up to 20,000 tokens; handoff prefix;
@@ -254,17 +264,21 @@ impl Preset {
             }
             Preset::Seed001 => {
                 // (window − 2,000 − 4,000 − 5,000) × 0.80 and more than 10 messages; last 10
-                // messages, walking back over tool results; chars/4; summary maxTokens 1,000 (the
-                // prompt asks for at most 800); tool results cut at 2,000 characters.
+                // messages, walking back over tool results (a turn's start goes into the one
+                // summary); chars/4; summary maxTokens 1,000 (the prompt asks for at most 800);
+                // its transcript layout (messages cut at 2,000 characters, results at 500).
                 let (t, b) = trigger::preset_seed001(w, 2_000, 4_000, 5_000, 0.80, 10);
                 s.trigger = t;
                 s.budget = b;
+                s.empty_budget_allowed = true;
                 s.plan.strategy = Strategy::LastMessages { keep: 10 };
+                s.plan.boundary = TurnBoundary::Free;
                 s.plan.direction = Direction::Backward;
                 s.plan.summary_tokens = 1_000;
                 s.plan.prune = None;
                 s.estimation = Estimation::CharsPerToken(4);
                 s.transcript.tool_output_chars = 2_000;
+                s.transcript.style = TranscriptStyle::Seed001;
             }
             Preset::Seed003 => {
                 // system + blocks > 0.9 × max; keep-recent tokens by message blocks (the seed leaves
@@ -275,6 +289,8 @@ impl Preset {
                 s.plan.strategy = Strategy::RecentTokens { keep: w / 10 };
                 s.plan.summary_tokens = 800;
                 s.plan.prefix_summary_tokens = 400;
+                // "If the cut does not land on a turn start, it is a split-turn cut."
+                s.plan.keep_small_prefix = false;
                 s.plan.prune = None;
             }
             Preset::Seed004 => {
@@ -284,7 +300,10 @@ impl Preset {
                 let (t, b) = trigger::preset_seed004(w, 32_000, 8_000);
                 s.trigger = t;
                 s.budget = b;
+                // Prefix (everything before the tail) and tail: one summary, wherever the tail
+                // starts.
                 s.plan.strategy = Strategy::LastMessages { keep: 6 };
+                s.plan.boundary = TurnBoundary::Free;
                 s.plan.direction = Direction::Backward;
                 s.plan.prune = None;
                 s.estimation = Estimation::CharsPerToken(3);
@@ -337,6 +356,9 @@ impl Preset {
 /// The text pi puts before a compaction summary when it shows it to the model.
 pub const PI_COMPACTION_PREFIX: &str =
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// What pi writes between the history summary and the summary of a split turn's prefix.
+pub const PI_TURN_CONTEXT: &str = "\n\n---\n\n**Turn Context (split turn):**\n\n";
+
 /// The text pi puts after a compaction or branch summary.
 pub const PI_SUMMARY_SUFFIX: &str = "\n</summary>";
 
@@ -355,6 +377,7 @@ fn style(role: Role, prefix: &str) -> SummaryStyle {
         later_rounds_note: None,
         question: None,
         continue_message: None,
+        turn_context: crate::core::summary::job::default_turn_context(),
     }
 }
 

@@ -122,6 +122,7 @@ mod tests {
             later_rounds_note: None,
             question: Some("What did we do?".into()),
             continue_message: Some("Continue".into()),
+            turn_context: crate::core::summary::job::default_turn_context(),
         }
     }
 
@@ -145,6 +146,8 @@ mod tests {
             summary_tokens: 10,
             prefix_summary_tokens: 5,
             limit: None,
+            keep_small_prefix: true,
+            floor: 0,
             prune: None,
         };
         let p = plan(

@@ -35,6 +35,10 @@ pub struct SummaryStyle {
     /// When set, a user message with this text follows the summary after an automatic compaction
     /// (OpenCode's "continue").
     pub continue_message: Option<String>,
+    /// What joins the history summary and the summary of a split turn's prefix (ours: a
+    /// `## Turn Context (split turn)` heading; pi's: a `---` line, then `**Turn Context (split
+    /// turn):**`).
+    pub turn_context: String,
 }
 
 /// How the summarizer's transcript is built.
@@ -47,6 +51,21 @@ pub struct TranscriptOptions {
     /// When set, only tools whose name is listed or starts with a listed prefix (entries ending in
     /// `*`) appear in the transcript (seed 004).
     pub tool_allow: Option<Vec<String>>,
+    /// How entries are written.
+    pub style: TranscriptStyle,
+}
+
+/// The layout of a transcript.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TranscriptStyle {
+    /// Ours: numbered from 1, `[tool call]` / `[tool result]` lines, blank lines between entries
+    /// (see [`crate::core::summary::transcript`]).
+    #[default]
+    Standard,
+    /// Seed 001's `formatMessagesForSummary`: numbered from 0, `[Tool: name(args)]` and
+    /// `[Result: …...]` (500 characters) lines, each message cut at 2,000 characters with
+    /// `[...truncated...]`, entries separated by `---` lines.
+    Seed001,
 }
 
 /// How text is counted.
@@ -63,6 +82,14 @@ pub enum Estimation {
 pub struct Settings {
     /// The window and what is reserved in it.
     pub budget: Budget,
+    /// The budget's own reserves may use up a small window (seed 001, whose formula goes negative
+    /// for an 8,192-token model): the token threshold is then 0, the trigger's message count
+    /// decides, and a compacted context must fit `window − reserveTokens`.
+    pub empty_budget_allowed: bool,
+    /// A session's compaction never keeps the messages its previous compaction kept, only those
+    /// logged after that compaction (seed 000: "don't cross the first compaction boundary"; pi's
+    /// cut points start after the previous compaction entry). They are summarized instead.
+    pub keep_after_compaction: bool,
     /// `safetyMargin: "auto"`: the margin is the expected error of each count (in proportion to
     /// what is estimated rather than reported), instead of `budget.safety_margin`.
     pub auto_margin: bool,
@@ -109,6 +136,8 @@ impl Settings {
         let keep = 20_000.min(context_window / 5);
         Settings {
             budget: Budget { reserve_tokens: reserve, ..Budget::new(context_window) },
+            empty_budget_allowed: false,
+            keep_after_compaction: false,
             auto_margin: false,
             trigger: Trigger::FractionAbove(1.0),
             prune_trigger: None,
@@ -120,6 +149,8 @@ impl Settings {
                 summary_tokens: reserve * 4 / 5,
                 prefix_summary_tokens: reserve * 2 / 5,
                 limit: None,
+                keep_small_prefix: true,
+                floor: 0,
                 prune: Some(PruneSettings { supersede: true, style: crate::core::prune::Style::None }),
             },
             summary: SummaryStyle {
@@ -129,9 +160,10 @@ impl Settings {
                 later_rounds_note: None,
                 question: None,
                 continue_message: None,
+                turn_context: crate::core::summary::job::default_turn_context(),
             },
             estimation: Estimation::Heuristic,
-            transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None },
+            transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None, style: TranscriptStyle::Standard },
             chunk_chars: 120_000,
             rollup_tokens: reserve * 4 / 5,
             summarizer_input_tokens: None,
@@ -146,7 +178,12 @@ impl Settings {
 
     /// Checks the numbers fit together; the error names the option.
     pub fn validate(&self) -> Result<()> {
-        self.budget.validate()?;
+        let empty = self.empty_budget_allowed
+            && self.budget.context_window > 0
+            && self.budget.reserve_tokens < self.budget.context_window;
+        if !empty {
+            self.budget.validate()?;
+        }
         self.trigger.validate()?;
         if let Some(t) = &self.prune_trigger {
             t.validate()?;
@@ -180,8 +217,15 @@ impl Settings {
 
     /// The most tokens a compacted context may hold so that the token trigger does not fire again
     /// on the next turn: one below the trigger's threshold, or the available budget when the
-    /// trigger has no token threshold.
+    /// trigger has no token threshold. With [`Settings::empty_budget_allowed`] and nothing
+    /// available: `window − reserveTokens`.
     pub fn token_limit(&self) -> usize {
+        if self.empty_budget_allowed && self.budget.available() == 0 {
+            return self
+                .budget
+                .context_window
+                .saturating_sub(self.budget.reserve_tokens);
+        }
         match self.trigger.threshold(&self.budget) {
             Some(threshold) => threshold.saturating_sub(1),
             None => self.budget.available(),

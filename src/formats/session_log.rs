@@ -2,15 +2,21 @@
 //! agent recorded: each becomes a compaction entry at its place in the file, with its summary and
 //! its first kept message, so the session's live context is what the agent would send now and
 //! branching before a recorded compaction undoes it.
+//!
+//! pi stores the provider's usage in each assistant message. Like pi (`estimateContextTokens`), the
+//! session counts its context from the latest usage of an assistant message that was neither
+//! aborted nor an error, plus an estimate of what follows; each such usage becomes a usage entry
+//! after its message, so self-calibration learns from the file as it would have live.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use crate::core::error::Result;
+use crate::core::estimate::Usage;
 use crate::core::session::{Compaction, Config, EntryKind, Header, Session};
 
-use super::session::ImportedSession;
+use super::session::{ImportedSession, SessionSource};
 
 /// The session log of `imported`. Messages keep the file's own entry ids when they are unique
 /// (pi `id`, Claude Code `uuid`); others get `m<index>`. A message that carries a recorded
@@ -49,7 +55,14 @@ pub fn session_from_imported(
     let mut next = 0usize;
     for (k, record) in imported.compactions.iter().enumerate() {
         while next < record.at_message.min(imported.messages.len()) {
-            push_message(imported, &ids, &summary_messages, next, &mut entries);
+            push_message(
+                imported,
+                &ids,
+                &mut used,
+                &summary_messages,
+                next,
+                &mut entries,
+            );
             next += 1;
         }
         let first_kept_entry_id = record
@@ -66,6 +79,12 @@ pub fn session_from_imported(
             EntryKind::Compaction(Box::new(Compaction {
                 summary: Some(record.summary.clone()),
                 first_kept_entry_id,
+                timestamp: record
+                    .original
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                keep_last_messages: None,
                 system_entry_ids: Vec::new(),
                 pinned_entry_ids: Vec::new(),
                 tokens_before: record
@@ -82,7 +101,14 @@ pub fn session_from_imported(
         ));
     }
     while next < imported.messages.len() {
-        push_message(imported, &ids, &summary_messages, next, &mut entries);
+        push_message(
+            imported,
+            &ids,
+            &mut used,
+            &summary_messages,
+            next,
+            &mut entries,
+        );
         next += 1;
     }
     let id = session_id
@@ -95,6 +121,7 @@ pub fn session_from_imported(
 fn push_message(
     imported: &ImportedSession,
     ids: &[String],
+    used: &mut HashSet<String>,
     summary_messages: &HashSet<usize>,
     i: usize,
     entries: &mut Vec<(String, EntryKind)>,
@@ -104,5 +131,42 @@ fn push_message(
     }
     if let (Some(m), Some(id)) = (imported.messages.get(i), ids.get(i)) {
         entries.push((id.clone(), EntryKind::Message(Box::new(m.clone()))));
+        let usage = match imported.source {
+            SessionSource::Pi => m.original.as_ref().and_then(pi_usage),
+            SessionSource::ClaudeCode => None,
+        };
+        if let Some(usage) = usage {
+            let mut usage_id = format!("{id}.usage");
+            let mut k = 1;
+            while used.contains(&usage_id) {
+                k += 1;
+                usage_id = format!("{id}.usage{k}");
+            }
+            used.insert(usage_id.clone());
+            entries.push((usage_id, EntryKind::Usage(usage, None)));
+        }
     }
+}
+
+/// The usage pi recorded in an assistant message (pi's `getAssistantUsage`: none for an aborted
+/// or failed response, whose usage is not the context's).
+fn pi_usage(message: &Value) -> Option<Usage> {
+    if message.get("role").and_then(Value::as_str) != Some("assistant") {
+        return None;
+    }
+    if matches!(
+        message.get("stopReason").and_then(Value::as_str),
+        Some("aborted" | "error")
+    ) {
+        return None;
+    }
+    let usage = message.get("usage")?.as_object()?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let usage = Usage {
+        input: count("input")?,
+        output: count("output")?,
+        cache_read: count("cacheRead").unwrap_or(0),
+        cache_write: count("cacheWrite").unwrap_or(0),
+    };
+    (usage.total() > 0).then_some(usage)
 }

@@ -164,13 +164,15 @@ impl Inner {
         let Some(format) = self.format(state) else {
             return Ok(out);
         };
-        let items: Vec<(usize, Option<Message>)> = match &state.core {
-            Some(c) => c
-                .view()
-                .items
-                .iter()
-                .map(|it| (it.entry, it.altered.clone()))
-                .collect(),
+        let (items, memory): (Vec<(usize, Option<Message>)>, _) = match &state.core {
+            Some(c) => (
+                c.view()
+                    .items
+                    .iter()
+                    .map(|it| (it.entry, it.altered.clone()))
+                    .collect(),
+                c.memory().map(|(at, m)| (at, m.clone())),
+            ),
             None => return Ok(out),
         };
         for (entry, altered) in items {
@@ -183,6 +185,12 @@ impl Inner {
                         out.push(&to_js(&value));
                     }
                 }
+            }
+        }
+        // The memory block, where the core places it (seed 004).
+        if let Some((at, m)) = memory {
+            for value in format.export(std::slice::from_ref(&m)) {
+                out.splice(u32::try_from(at).unwrap_or(u32::MAX), 0, &to_js(&value));
             }
         }
         Ok(out)
@@ -505,17 +513,21 @@ impl Session {
     }
 
     /// A new session from entry `entryId` (a message, a compaction...): before a compaction it
-    /// undoes it; after one it keeps it. The original is unchanged.
+    /// undoes it; after one it keeps it; `null` branches before the first entry (an empty
+    /// context). The original is unchanged.
     pub fn branch(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] entry_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | null")] entry_id: JsValue,
     ) -> Result<Session, JsValue> {
-        let entry_id = super::convert::text_arg(&entry_id, "entryId")?;
-        let entry_id = entry_id.as_str();
+        let entry_id = match entry_id.is_null() {
+            true => None,
+            false => Some(super::convert::text_arg(&entry_id, "entryId")?),
+        };
+        let entry_id = entry_id.as_deref();
         let state = self.inner.state.borrow();
         let core = Inner::with_core(&state)?;
-        let at = core.position(entry_id);
-        let branched = throw(core.branch(entry_id, fresh_id()))?;
+        let at = entry_id.and_then(|id| core.position(id));
+        let branched = throw(core.branch_at(entry_id, fresh_id()))?;
         let mut originals: Vec<JsValue> = state
             .originals
             .iter()

@@ -19,7 +19,7 @@ use super::summarize::{execute, summarize_once, Exec, Executed};
 use crate::core::error::Error;
 use crate::core::message::Part;
 use crate::core::plan::Disposition;
-use crate::core::prepare::{prepare, History};
+use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, workstream, Outcome, Pressure};
 use crate::formats::{Codec, Format};
@@ -177,7 +177,7 @@ async fn run_inner(
     settings.budget = budget;
     let estimator = estimator_for(&inner.options)?;
     let cost = |p: &Part| estimator.part_tokens(p);
-    let prepared = prepare(
+    let prepared = prepare_floored(
         &settings,
         &History {
             messages: &snapshot.messages,
@@ -185,6 +185,7 @@ async fn run_inner(
             total: snapshot.total,
             part_cost: &cost,
         },
+        snapshot.floor,
         call.force,
     )
     .map_err(|e| error_to_js(&e, None))?;
@@ -229,6 +230,7 @@ async fn run_inner(
         round,
         digest: executed.digest.clone(),
         state: merged_state(previous_state.as_ref(), &executed.state_deltas),
+        timestamp: Some(js_sys::Date::now() as i64),
     };
     let entry_id = {
         let mut state = inner.state.borrow_mut();

@@ -157,8 +157,11 @@ export declare class Session<M extends object = object> {
   toJSONL(): string;
   /** The log lines added since the previous `flush()` (the header the first time). */
   flush(): string;
-  /** A new session from an entry: before a compaction it undoes it, after one it keeps it. */
-  branch(entryId: string): Session<M>;
+  /**
+   * A new session from an entry: before a compaction it undoes it, after one it keeps it; `null`
+   * branches before the first entry (an empty context, as pi's fork before the first message).
+   */
+  branch(entryId: string | null): Session<M>;
   /** Every entry of the log, oldest first: `{ id, parentId, type }`. */
   entries(): SessionEntry[];
   /** Adds a note to the memory block; `prepare()` condenses the oldest 10 once there are 15. */

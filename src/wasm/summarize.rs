@@ -279,6 +279,8 @@ async fn run_batch(
                     if let Some(delta) = state_delta(&answer)? {
                         out.deltas.push(delta);
                     }
+                    // A delta given in the text, after its marker line.
+                    out.deltas.extend(job.take_state_deltas());
                     break;
                 }
                 Err(_) if !resubmits.again() && piece.purpose == Purpose::Rollup => {

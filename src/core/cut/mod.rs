@@ -13,7 +13,8 @@
 //!    or distance ([`pairs::pair_safe_positions`]).
 //! 4. **Turns**: with [`TurnBoundary::Snap`] the tail starts at a turn start only (a user message
 //!    typed by a person, seed 002 `snapToTurnStart`); with [`TurnBoundary::Split`] it may start
-//!    inside a turn and the turn's prefix is summarized separately (seed 003 split turn).
+//!    inside a turn and the turn's prefix is summarized separately (seed 003 split turn); with
+//!    [`TurnBoundary::Free`] it may too, and the prefix is summarized with the rest (seed 001).
 //! 5. **Selection**: a raw position from the keep policy is moved to the nearest candidate in the
 //!    policy's direction ([`Direction`]); when there is none that way, the nearest one the other way
 //!    (keeping more) is taken, except for hard budgets.
@@ -30,6 +31,9 @@ pub enum TurnBoundary {
     Snap,
     /// At any candidate; a cut inside a turn is a split turn (seed 003, pi).
     Split,
+    /// At any candidate, and the turn's prefix goes into the one summary with everything before
+    /// it (seed 001: the boundary only walks back over tool results).
+    Free,
 }
 
 /// Which way a raw position moves to reach a candidate.
@@ -85,6 +89,15 @@ impl Layout {
         }
     }
 
+    /// Moves `tail_floor` up to `floor` (never past the end, never down).
+    pub fn raise_floor(&mut self, floor: usize) {
+        let floor = floor.min(self.len);
+        if floor > self.tail_floor {
+            self.tail_floor = floor;
+            self.turn_starts.retain(|&t| t >= floor);
+        }
+    }
+
     /// Number of messages analyzed.
     pub fn len(&self) -> usize {
         self.len
@@ -108,7 +121,7 @@ impl Layout {
                     return false;
                 };
                 let cut_point = m.role != Role::System && !m.summary && !m.is_tool_result_carrier();
-                let turn_ok = boundary == TurnBoundary::Split || self.is_turn_start(c);
+                let turn_ok = boundary != TurnBoundary::Snap || self.is_turn_start(c);
                 cut_point && turn_ok && self.safe.get(c).copied().unwrap_or(false)
             })
             .collect()

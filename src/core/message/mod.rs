@@ -10,7 +10,7 @@ mod time;
 
 pub use image::{image_dimensions, ImageSize};
 pub use part::{ImageSource, Part};
-pub use time::parse_iso8601_millis;
+pub use time::{format_iso8601_millis, parse_iso8601_millis};
 
 use serde_json::Value;
 

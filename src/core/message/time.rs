@@ -59,6 +59,35 @@ pub fn parse_iso8601_millis(s: &str) -> Option<i64> {
     Some(secs * 1_000 + millis)
 }
 
+/// `ms` milliseconds since the Unix epoch as an ISO 8601 UTC time with milliseconds
+/// (`2025-12-08T22:41:05.306Z`), the form pi and JavaScript's `toISOString` write.
+pub fn format_iso8601_millis(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let rest = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1_000 % 60,
+        rest % 1_000
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -86,5 +115,22 @@ mod tests {
         assert_eq!(parse_iso8601_millis("2026-02-12"), None);
         assert_eq!(parse_iso8601_millis("2026-13-12T00:00:00Z"), None);
         assert_eq!(parse_iso8601_millis("x"), None);
+    }
+
+    #[test]
+    fn formats_what_it_parses() {
+        for s in [
+            "2025-12-08T22:41:05.306Z",
+            "1970-01-01T00:00:00.000Z",
+            "2000-02-29T23:59:59.999Z",
+            "1969-12-31T23:59:59.999Z",
+        ] {
+            assert_eq!(
+                parse_iso8601_millis(s)
+                    .map(format_iso8601_millis)
+                    .as_deref(),
+                Some(s)
+            );
+        }
     }
 }

@@ -71,6 +71,13 @@ pub struct PlanOptions {
     pub summary_tokens: usize,
     /// Tokens the split-turn prefix summary may take.
     pub prefix_summary_tokens: usize,
+    /// A split turn whose prefix is no larger than `prefix_summary_tokens` is not split: the cut
+    /// moves back to the turn's start (ours; `false` splits as pi and seed 003 do).
+    pub keep_small_prefix: bool,
+    /// The kept tail starts at this message or later (0: anywhere after the latest summary). A
+    /// session sets it past the messages its previous compaction kept, for presets whose source
+    /// never keeps them again (seed 000, pi): they are folded into the new summary.
+    pub floor: usize,
     /// The most tokens the compacted context may hold; `None` skips the convergence check.
     pub limit: Option<usize>,
     /// Pruning tried first when the plan exceeds `limit`; `None` never prunes.
@@ -160,7 +167,8 @@ pub fn plan(input: &PlanInput<'_>, options: &PlanOptions) -> Result<Plan> {
             ),
         ));
     }
-    let layout = Layout::new(messages);
+    let mut layout = Layout::new(messages);
+    layout.raise_floor(options.floor);
     let tokens_before = input.tokens.iter().sum();
     let partners = ToolPartners::new(messages);
     let planner = Planner {
@@ -224,6 +232,7 @@ fn keep_small_prefix(
 ) -> usize {
     if options.boundary != TurnBoundary::Split
         || !options.summarize
+        || !options.keep_small_prefix
         || !matches!(options.strategy, Strategy::RecentTokens { .. })
     {
         return cut;
@@ -326,12 +335,13 @@ impl Planner<'_, '_> {
         let len = self.input.messages.len();
         let cut = cut.clamp(self.layout.tail_floor, len);
         let prefix = match boundary {
-            TurnBoundary::Split => self.layout.split_prefix(cut),
+            TurnBoundary::Split | TurnBoundary::Free => self.layout.split_prefix(cut),
             TurnBoundary::Snap => None,
         };
         // The prefix is a separate piece only when older history (or an earlier summary) precedes
-        // it; otherwise it is the history itself.
+        // it; otherwise it is the history itself. A free boundary never makes it one.
         let separate = self.options.summarize
+            && boundary == TurnBoundary::Split
             && prefix.as_ref().is_some_and(|p| {
                 p.start > self.layout.system_end || self.layout.last_summary.is_some()
             });
@@ -592,8 +602,12 @@ impl Planner<'_, '_> {
             }
         }
         // Keep the smallest non-empty tail and truncate its oversized tool outputs.
-        if let Some(&last) = self.layout.candidates(messages, TurnBoundary::Split).last() {
-            let a = self.assign_cut(last, TurnBoundary::Split);
+        let smallest = match self.options.boundary {
+            TurnBoundary::Free => TurnBoundary::Free,
+            _ => TurnBoundary::Split,
+        };
+        if let Some(&last) = self.layout.candidates(messages, smallest).last() {
+            let a = self.assign_cut(last, smallest);
             let excess = self.tokens_after(&a, &[]).saturating_sub(limit);
             let kept: Vec<usize> = (0..len)
                 .filter(|&i| a.dispositions.get(i) == Some(&Disposition::Keep))

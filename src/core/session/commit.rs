@@ -8,11 +8,16 @@
 //!   after the summary (the compaction names its first kept entry, and every message entry after
 //!   that entry stays);
 //! - anything else (another compaction, a prune, a note): `CONFLICT`, and nothing changes.
+//!
+//! The compaction entry's digest lists, besides what the summarizer's digest holds, the parts of
+//! the summarized messages that were hidden behind a replacement text (seed 003: "hidden blocks
+//! and replacement text"), so that what they held can be found again in the log: `hidden`, each
+//! `{ entryId, part, tool, output | input }`.
 
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::message::Message;
+use crate::core::message::{format_iso8601_millis, Message, Part};
 use crate::core::plan::truncate::truncate_part;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::prune::{self, PruneAction};
@@ -53,6 +58,9 @@ pub struct Snapshot {
     pub total: usize,
     /// The latest compaction in the context.
     pub previous: Option<Compaction>,
+    /// The first message logged after the latest compaction entry (0 without one): before it
+    /// come the summary and the messages that compaction kept.
+    pub floor: usize,
 }
 
 impl Snapshot {
@@ -93,6 +101,9 @@ pub struct Outcome {
     pub digest: Value,
     /// Workstream state after the compaction, if kept.
     pub state: Option<Value>,
+    /// When the compaction was made, in milliseconds since the Unix epoch (the caller's clock:
+    /// the core has none).
+    pub timestamp: Option<i64>,
 }
 
 /// Checks the commit rule of the module documentation for a session now at `version`, with
@@ -209,8 +220,18 @@ pub fn entries_for(
     if let Some(split) = &split_turn_id {
         covered.retain(|id| id != split);
     }
+    // Seed 000's keepLastMessages: the message entries from the first kept one to this entry.
+    let keep_last_messages = first_kept.as_ref().map(|id| {
+        log.iter()
+            .skip_while(|e| &e.id != id)
+            .filter(|e| matches!(e.kind, EntryKind::Message(_)))
+            .count()
+    });
+    let digest = with_hidden_digest(outcome.digest.clone(), snapshot, plan, log);
     let compaction = Compaction {
         summary,
+        timestamp: outcome.timestamp.map(format_iso8601_millis),
+        keep_last_messages: Some(keep_last_messages.unwrap_or(0)),
         first_kept_entry_id: first_kept,
         system_entry_ids: with(Disposition::System),
         pinned_entry_ids: pinned,
@@ -219,7 +240,7 @@ pub fn entries_for(
         round: outcome.round,
         covered_turn_ids: covered,
         split_turn_id,
-        digest: outcome.digest.clone(),
+        digest,
         state: outcome.state.clone(),
     };
     let mut out = Vec::new();
@@ -228,6 +249,67 @@ pub fn entries_for(
     }
     out.push((new_id(), EntryKind::Compaction(Box::new(compaction))));
     Ok(out)
+}
+
+/// `digest` with `hidden`: the hidden parts of the messages the plan summarizes or drops, in
+/// order, with the tool they belong to and their replacement.
+fn with_hidden_digest(digest: Value, snapshot: &Snapshot, plan: &Plan, log: &[Entry]) -> Value {
+    let hidden = super::view::hidden_parts(log);
+    let calls: std::collections::HashMap<&str, &str> = snapshot
+        .messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|p| match p {
+            Part::ToolCall { id, name, .. } => Some((id.as_str(), name.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut items = Vec::new();
+    for (i, d) in plan.dispositions.iter().enumerate() {
+        if !matches!(
+            d,
+            Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
+        ) {
+            continue;
+        }
+        let (Some(Source::Entry(id)), Some(m)) =
+            (snapshot.sources.get(i), snapshot.messages.get(i))
+        else {
+            continue;
+        };
+        for h in hidden.get(id.as_str()).into_iter().flatten() {
+            let tool = match m.parts.get(h.part) {
+                Some(Part::ToolCall { name, .. }) => Some(name.as_str()),
+                Some(Part::ToolResult { id, name, .. }) => {
+                    name.as_deref().or_else(|| calls.get(id.as_str()).copied())
+                }
+                _ => None,
+            };
+            let tool = tool.map_or(Value::Null, |n| Value::String(n.to_string()));
+            let mut item = serde_json::Map::new();
+            item.insert("entryId".into(), Value::String(id.clone()));
+            item.insert("part".into(), Value::from(h.part));
+            item.insert("tool".into(), tool);
+            match &h.replacement {
+                super::entry::Replacement::Output(text) => {
+                    item.insert("output".into(), Value::String(text.clone()));
+                }
+                super::entry::Replacement::Input(value) => {
+                    item.insert("input".into(), value.clone());
+                }
+            }
+            items.push(Value::Object(item));
+        }
+    }
+    if items.is_empty() {
+        return digest;
+    }
+    let mut obj = match digest {
+        Value::Object(obj) => obj,
+        _ => serde_json::Map::new(),
+    };
+    obj.insert("hidden".into(), Value::Array(items));
+    Value::Object(obj)
 }
 
 /// The parts of kept messages the plan prunes or truncates, as hidden parts.

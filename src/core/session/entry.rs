@@ -21,8 +21,8 @@ pub struct Header {
     pub id: String,
     /// The message format of the `message` entries (`"ai-sdk"`, `"openai"`, ...).
     pub format: String,
-    /// For a branch: the session and entry it was branched from.
-    pub branched_from: Option<(String, String)>,
+    /// For a branch: the session and entry it was branched from (`None`: before its first entry).
+    pub branched_from: Option<(String, Option<String>)>,
     /// The line as written or read.
     pub line: String,
 }
@@ -56,6 +56,12 @@ pub struct Compaction {
     /// The first message entry kept verbatim after the summary (`None`: only what follows this
     /// entry).
     pub first_kept_entry_id: Option<String>,
+    /// When it was made (ISO 8601, seed 000's `timestamp`); absent in older logs and imports
+    /// without one.
+    pub timestamp: Option<String>,
+    /// How many message entries before this entry stay verbatim (seed 000's `keepLastMessages`:
+    /// from `first_kept_entry_id` on); absent in older logs.
+    pub keep_last_messages: Option<usize>,
     /// System messages before the kept tail that stay, placed first.
     pub system_entry_ids: Vec<String>,
     /// Pinned messages that stay, placed right after the summary.
@@ -90,8 +96,8 @@ pub enum EntryKind {
     Branch {
         /// The session the branch was made from.
         from_session: String,
-        /// The entry it was made at.
-        from_entry: String,
+        /// The entry it was made at (`None`: before the first entry).
+        from_entry: Option<String>,
     },
     /// The provider's usage for the response that ends with the latest assistant message, and
     /// what self-calibration had learned once it was recorded (`calibration` in the line; absent
@@ -163,7 +169,11 @@ impl Entry {
 
 impl Header {
     /// A new header; its line is written now.
-    pub fn new(id: String, format: String, branched_from: Option<(String, String)>) -> Header {
+    pub fn new(
+        id: String,
+        format: String,
+        branched_from: Option<(String, Option<String>)>,
+    ) -> Header {
         let mut line = format!(
             "{{\"type\":\"session\",\"version\":{LOG_VERSION},\"id\":{},\"format\":{}",
             quote(&id),
@@ -173,7 +183,7 @@ impl Header {
             line.push_str(&format!(
                 ",\"branchedFrom\":{{\"session\":{},\"entry\":{}}}",
                 quote(session),
-                quote(entry)
+                opt_quote(entry.as_deref())
             ));
         }
         line.push('}');
@@ -207,7 +217,13 @@ impl Header {
         let id = string(obj, "id", 1)?;
         let format = string(obj, "format", 1)?;
         let branched_from = match obj.get("branchedFrom").and_then(Value::as_object) {
-            Some(b) => Some((string(b, "session", 1)?, string(b, "entry", 1)?)),
+            Some(b) => Some((
+                string(b, "session", 1)?,
+                match b.get("entry") {
+                    Some(Value::Null) => None,
+                    _ => Some(string(b, "entry", 1)?),
+                },
+            )),
             None => None,
         };
         Ok(Header {
@@ -249,10 +265,19 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             line.push_str(&format!(",\"message\":{value}"));
         }
         EntryKind::Compaction(c) => {
+            if let Some(ts) = &c.timestamp {
+                line.push_str(&format!(",\"timestamp\":{}", quote(ts)));
+            }
             line.push_str(&format!(
-                ",\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{},\"tokensAfter\":{},\"round\":{},\"coveredTurnIds\":{},\"splitTurnId\":{},\"digest\":{}",
+                ",\"summary\":{},\"firstKeptEntryId\":{}",
                 opt_quote(c.summary.as_deref()),
                 opt_quote(c.first_kept_entry_id.as_deref()),
+            ));
+            if let Some(n) = c.keep_last_messages {
+                line.push_str(&format!(",\"keepLastMessages\":{n}"));
+            }
+            line.push_str(&format!(
+                ",\"tokensBefore\":{},\"tokensAfter\":{},\"round\":{},\"coveredTurnIds\":{},\"splitTurnId\":{},\"digest\":{}",
                 c.tokens_before,
                 c.tokens_after,
                 c.round,
@@ -294,7 +319,7 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             line.push_str(&format!(
                 ",\"fromSession\":{},\"fromEntryId\":{}",
                 quote(from_session),
-                quote(from_entry)
+                opt_quote(from_entry.as_deref())
             ));
         }
         EntryKind::Usage(u, learned) => {
@@ -356,7 +381,10 @@ pub fn read_line(
         Some("prune") => EntryKind::Prune(read_hidden(obj, number)?),
         Some("branch") => EntryKind::Branch {
             from_session: string(obj, "fromSession", number)?,
-            from_entry: string(obj, "fromEntryId", number)?,
+            from_entry: match obj.get("fromEntryId") {
+                Some(Value::Null) => None,
+                _ => Some(string(obj, "fromEntryId", number)?),
+            },
         },
         Some("usage") => {
             let usage = obj
@@ -416,6 +444,11 @@ fn read_compaction(obj: &Map<String, Value>, n: usize) -> Result<Compaction> {
     Ok(Compaction {
         summary: opt_string("summary")?,
         first_kept_entry_id: opt_string("firstKeptEntryId")?,
+        timestamp: opt_string("timestamp")?,
+        keep_last_messages: match obj.get("keepLastMessages") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(count(obj, "keepLastMessages", n)?),
+        },
         system_entry_ids: list("systemEntryIds")?,
         pinned_entry_ids: list("pinnedEntryIds")?,
         tokens_before: count(obj, "tokensBefore", n)?,

@@ -7,6 +7,10 @@
 //! [`commit`]: messages appended meanwhile stay after the summary; any other change is a
 //! `CONFLICT`. [`Session::branch`] makes a new session from any entry: before a compaction it undoes
 //! it, after one it keeps it.
+//!
+//! The memory block (seed 004: "both the summary and raw entries are injected into the agent
+//! context") is rendered as a system message after the leading system messages and the summary
+//! ([`Session::memory`]); like a system prompt it counts toward the budget's system tokens.
 
 pub mod cache_points;
 pub mod commit;
@@ -83,6 +87,8 @@ pub struct Session {
     /// Recognizes summaries among appended messages by the configured framing as well as by the
     /// known agents' (a history compacted earlier with a custom `summaryPrefix`).
     recognizer: Recognizer,
+    /// The memory block as the system message rendered with the context, and its tokens.
+    memory: Option<(Message, usize)>,
 }
 
 impl Session {
@@ -113,6 +119,7 @@ impl Session {
             reorders: 0,
             live_epoch: 0,
             live_stored: 0,
+            memory: None,
         }
     }
 
@@ -272,7 +279,11 @@ impl Session {
     /// The budget the trigger is evaluated against: with `safetyMargin: "auto"`, the margin is
     /// the expected error of the count ([`Budget::with_auto_margin`]).
     pub fn budget(&self) -> crate::core::trigger::Budget {
-        let budget = self.config.settings.budget;
+        let mut budget = self.config.settings.budget;
+        // The memory block is sent besides the messages, as a system prompt is.
+        budget.system_tokens = budget
+            .system_tokens
+            .saturating_add(self.memory.as_ref().map_or(0, |(_, t)| *t));
         if self.config.settings.auto_margin {
             budget.with_auto_margin(self.tokens_error())
         } else {
@@ -306,13 +317,16 @@ impl Session {
             .collect()
     }
 
-    /// The cache points of the live context.
+    /// The cache points of the rendered context (the memory block included, [`Session::memory`]).
     pub fn cache_points(&self) -> Vec<CachePoint> {
-        let starts: Vec<bool> = self
+        let mut starts: Vec<bool> = self
             .messages()
             .iter()
             .map(|m| m.is_user_turn_start())
             .collect();
+        if let Some((at, _)) = self.memory() {
+            starts.insert(at.min(starts.len()), false);
+        }
         cache_points(&starts, PRE_TAIL_OFFSET_ROUNDS)
     }
 
@@ -340,6 +354,7 @@ impl Session {
         let mut messages = Vec::with_capacity(self.view.items.len());
         let mut tokens = Vec::with_capacity(self.view.items.len());
         let mut sources = Vec::with_capacity(self.view.items.len());
+        let mut floor = None;
         for (i, item) in self.view.items.iter().enumerate() {
             let Some(m) = self.view.message(&self.log, i) else {
                 continue;
@@ -354,10 +369,14 @@ impl Session {
             } else {
                 Source::Entry(id)
             });
+            if floor.is_none() && self.view.compaction.is_none_or(|c| item.entry > c) {
+                floor = Some(messages.len());
+            }
             messages.push(m.clone());
             // Planned with the counts the trigger sees: corrected by self-calibration.
             tokens.push(self.view.learned.corrected(&item.kinds));
         }
+        let floor = floor.unwrap_or(messages.len());
         let previous = self
             .view
             .compaction
@@ -376,6 +395,7 @@ impl Session {
             sources,
             total: self.view.total(),
             previous,
+            floor,
         }
     }
 
@@ -444,8 +464,34 @@ impl Session {
         self.hide(&actions)
     }
 
+    /// Reads the memory block again (after a note, a condensing, or a rebuild).
+    fn refresh_memory(&mut self) {
+        self.memory = notes::MemoryBlock::of(&self.log).text().map(|text| {
+            let message = Message::text(crate::core::message::Role::System, text);
+            let tokens = self.config.estimator.estimate_message(&message).total();
+            (message, tokens)
+        });
+    }
+
+    /// The memory block as the system message rendered with the context, and its index there:
+    /// after the leading system messages and the summary (a system-role summary is one of them).
+    /// `None` while the block is empty.
+    pub fn memory(&self) -> Option<(usize, &Message)> {
+        let (message, _) = self.memory.as_ref()?;
+        let messages = self.messages();
+        let mut at = messages
+            .iter()
+            .position(|m| m.role != crate::core::message::Role::System)
+            .unwrap_or(messages.len());
+        if let Some(s) = self.summary_index().filter(|&s| s >= at) {
+            at = s + 1;
+        }
+        Some((at, message))
+    }
+
     /// Rebuilds the live context from the log (after a compaction or a prune).
     fn rebuild(&mut self) {
+        self.refresh_memory();
         self.view = View::build(
             &self.log,
             &self.ids,
@@ -459,20 +505,33 @@ impl Session {
     /// context is what the loader builds from that prefix: branching before a compaction undoes
     /// it. `new_session_id` names the new session.
     pub fn branch(&self, id: &str, new_session_id: String) -> Result<Session> {
-        let Some(at) = self.position(id) else {
-            return Err(Error::invalid_input(
-                "entryId",
-                format!("no entry \"{id}\" in this session"),
-            ));
+        self.branch_at(Some(id), new_session_id)
+    }
+
+    /// [`Session::branch`] at entry `id`, or before the first entry (`None`, as pi's fork before
+    /// the first message): the new session's log then holds only the branch entry, and its
+    /// context is empty.
+    pub fn branch_at(&self, id: Option<&str>, new_session_id: String) -> Result<Session> {
+        let kept = match id {
+            None => 0,
+            Some(id) => match self.position(id) {
+                Some(at) => at + 1,
+                None => {
+                    return Err(Error::invalid_input(
+                        "entryId",
+                        format!("no entry \"{id}\" in this session"),
+                    ))
+                }
+            },
         };
-        let log: Vec<Entry> = self.log.iter().take(at + 1).cloned().collect();
+        let log: Vec<Entry> = self.log.iter().take(kept).cloned().collect();
         let ids = index(&log);
         let mut s = Session {
             config: self.config.clone(),
             header: Header::new(
                 new_session_id,
                 self.header.format.clone(),
-                Some((self.header.id.clone(), id.to_string())),
+                Some((self.header.id.clone(), id.map(str::to_string))),
             ),
             log,
             ids,
@@ -486,6 +545,7 @@ impl Session {
             reorders: 0,
             live_epoch: 1,
             live_stored: 0,
+            memory: None,
             recognizer: self.recognizer.clone(),
         };
         let branch_id = s.next_id();
@@ -493,7 +553,7 @@ impl Session {
             branch_id,
             EntryKind::Branch {
                 from_session: self.header.id.clone(),
-                from_entry: id.to_string(),
+                from_entry: id.map(str::to_string),
             },
         );
         s.rebuild();
@@ -576,6 +636,7 @@ impl Session {
             reorders: 0,
             live_epoch: 0,
             live_stored: 0,
+            memory: None,
             recognizer: Recognizer::default(),
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
@@ -585,13 +646,18 @@ impl Session {
     }
 
     /// Builds a session from entries made elsewhere (an imported agent session). Ids must be
-    /// unique; parent ids are set to the previous entry.
+    /// unique; parent ids are set to the previous entry. A usage entry without calibration is
+    /// recorded as [`Session::record_usage`] records it: self-calibration learns from the growth
+    /// of the prompt since the previous usage, and the entry keeps what it has learned.
     pub fn from_entries(
         config: Config,
         header: Header,
         entries: Vec<(String, EntryKind)>,
     ) -> Result<Session> {
         let mut s = Session::empty(config, header);
+        // The view follows the entries while only messages and usage come; another entry (a
+        // compaction) rebuilds it before the next usage.
+        let mut stale = false;
         for (id, kind) in entries {
             if s.ids.contains_key(&id) {
                 return Err(Error::invalid_input(
@@ -599,7 +665,30 @@ impl Session {
                     format!("entry id \"{id}\" appears twice"),
                 ));
             }
-            s.push(id, kind);
+            match kind {
+                EntryKind::Message(message) => {
+                    let kinds = s.config.estimator.estimate_message(&message);
+                    let at = s.push(id, EntryKind::Message(message));
+                    if let (false, Some(m)) = (stale, s.log.get(at).and_then(Entry::message)) {
+                        let m = m.clone();
+                        s.view.push(at, None, &m, kinds);
+                    }
+                }
+                EntryKind::Usage(usage, None) => {
+                    if stale {
+                        s.rebuild();
+                        stale = false;
+                    }
+                    s.view
+                        .record_usage(&s.log, &usage, s.config.self_calibration);
+                    let learned = (s.view.learned.samples > 0).then_some(s.view.learned);
+                    s.push(id, EntryKind::Usage(usage, learned));
+                }
+                other => {
+                    s.push(id, other);
+                    stale = true;
+                }
+            }
         }
         s.version = 0;
         s.rebuild();
@@ -610,6 +699,7 @@ impl Session {
     pub fn add_note(&mut self, text: String) -> String {
         let id = self.next_id();
         self.push(id.clone(), EntryKind::Note(text));
+        self.refresh_memory();
         id
     }
 
@@ -630,6 +720,7 @@ impl Session {
                 through,
             },
         );
+        self.refresh_memory();
         id
     }
 

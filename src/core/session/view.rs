@@ -298,7 +298,8 @@ fn latest_calibration(log: &[Entry]) -> Option<Learned> {
 }
 
 /// Every hidden part of the log, by message entry id.
-fn hidden_parts(log: &[Entry]) -> HashMap<&str, Vec<&Hidden>> {
+/// The hidden parts of the log's prune entries, by message entry id.
+pub fn hidden_parts(log: &[Entry]) -> HashMap<&str, Vec<&Hidden>> {
     let mut map: HashMap<&str, Vec<&Hidden>> = HashMap::new();
     for entry in log {
         if let EntryKind::Prune(list) = &entry.kind {

@@ -5,10 +5,14 @@
 //! A delta is a JSON object with any of the fields below, each an array of items (strings, or
 //! objects shown as JSON); `"remove"` holds the same fields with items to drop. Items are merged
 //! newest last and deduplicated; past its limit a field keeps its newest items.
+//!
+//! A summarizer gives the delta as `{ summary, state }`, or in its text after a
+//! [`DELTA_MARKER`] line (what the `workstream` prompt asks for): [`split_delta`] takes it out
+//! of the summary.
 
 use serde_json::{Map, Value};
 
-use crate::core::error::{Error, Result};
+use crate::core::error::{Error, ErrorCode, Result};
 
 /// The fields, their JSON names, headings and limits (seed 004's table).
 pub const FIELDS: [(&str, &str, usize); 7] = [
@@ -20,6 +24,44 @@ pub const FIELDS: [(&str, &str, usize); 7] = [
     ("artifacts", "Artifacts", 10),
     ("contributions", "Agent contributions", 6),
 ];
+
+/// The line after which a summary's text gives the workstream state delta as one JSON object.
+pub const DELTA_MARKER: &str = "WORKSTREAM STATE DELTA:";
+
+/// Splits an answer into the summary before its last [`DELTA_MARKER`] line and the delta after it
+/// (a JSON object, optionally in a ```` ``` ```` fence), validated. Without the marker, the answer
+/// is the summary and there is no delta. Errors: `SUMMARIZER_FAILED` when what follows the marker
+/// is not a valid delta.
+pub fn split_delta(answer: &str) -> Result<(String, Option<Value>)> {
+    let Some(at) = answer
+        .match_indices(DELTA_MARKER)
+        .map(|(i, _)| i)
+        .filter(|&i| i == 0 || answer.get(..i).is_some_and(|b| b.ends_with('\n')))
+        .last()
+    else {
+        return Ok((answer.to_string(), None));
+    };
+    let summary = answer.get(..at).unwrap_or_default().trim_end().to_string();
+    let rest = answer
+        .get(at + DELTA_MARKER.len()..)
+        .unwrap_or_default()
+        .trim();
+    let rest = rest
+        .strip_prefix("```json")
+        .or_else(|| rest.strip_prefix("```"))
+        .unwrap_or(rest);
+    let rest = rest.trim().strip_suffix("```").unwrap_or(rest).trim();
+    let failed = |why: String| {
+        Error::new(
+            ErrorCode::SummarizerFailed,
+            format!("the workstream state delta after \"{DELTA_MARKER}\" {why}"),
+        )
+    };
+    let delta: Value =
+        serde_json::from_str(rest).map_err(|e| failed(format!("is not one JSON object: {e}")))?;
+    validate_delta(&delta).map_err(|e| failed(format!("is invalid: {}", e.message)))?;
+    Ok((summary, Some(delta)))
+}
 
 /// Reads a delta: an object whose known fields are arrays. Unknown fields are `INVALID_INPUT`
 /// naming them (a misspelled field would otherwise be dropped silently).
@@ -144,6 +186,26 @@ mod tests {
             let s = merge(None, &json!({ name: many }));
             assert_eq!(s[name].as_array().unwrap().len(), limit);
         }
+    }
+
+    #[test]
+    fn a_delta_after_the_marker_leaves_the_summary() {
+        let answer =
+            "KEY FACTS:\n- a\n\nWORKSTREAM STATE DELTA:\n```json\n{\"tasks\": [\"t1\"]}\n```";
+        let (summary, delta) = split_delta(answer).unwrap();
+        assert_eq!(summary, "KEY FACTS:\n- a");
+        assert_eq!(delta, Some(json!({"tasks": ["t1"]})));
+        let (summary, delta) = split_delta("no delta here").unwrap();
+        assert_eq!((summary.as_str(), delta), ("no delta here", None));
+        let e = split_delta("S\nWORKSTREAM STATE DELTA:\n{\"decisons\": []}").unwrap_err();
+        assert_eq!(e.code, ErrorCode::SummarizerFailed);
+        assert!(split_delta("S\nWORKSTREAM STATE DELTA: not json").is_err());
+        // Only a marker that starts a line counts.
+        let (summary, delta) = split_delta("see the WORKSTREAM STATE DELTA: below").unwrap();
+        assert_eq!(
+            (summary.as_str(), delta),
+            ("see the WORKSTREAM STATE DELTA: below", None)
+        );
     }
 
     #[test]

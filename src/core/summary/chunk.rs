@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use super::transcript::{Entry, ENTRY_SEPARATOR};
+use super::transcript::Entry;
 
 /// The marker opening every piece of a cut entry but the first.
 pub const CONTINUED: &str = "(continued)\n";
@@ -35,6 +35,8 @@ pub struct Chunker<'a> {
     pub token_limit: Option<usize>,
     /// Messages shown for continuity but not replaced by the summary.
     pub overlap: &'a HashSet<usize>,
+    /// What joins two entries ([`super::transcript::separator`]).
+    pub separator: &'a str,
 }
 
 impl Chunker<'_> {
@@ -48,8 +50,8 @@ impl Chunker<'_> {
 
     /// The chunks of `entries`; none for no entries.
     pub fn chunks(&self, entries: Vec<Entry>) -> Vec<Chunk> {
-        let sep_chars = ENTRY_SEPARATOR.chars().count();
-        let sep_tokens = self.tokens(ENTRY_SEPARATOR);
+        let sep_chars = self.separator.chars().count();
+        let sep_tokens = self.tokens(self.separator);
         let mut out: Vec<Vec<Entry>> = Vec::new();
         let mut current: Vec<Entry> = Vec::new();
         let (mut chars, mut tokens) = (0usize, 0usize);
@@ -90,7 +92,7 @@ impl Chunker<'_> {
             .filter(|e| !self.overlap.contains(&e.index))
             .map(|e| e.text.as_str())
             .collect();
-        let replaced_tokens = (self.estimate)(&replaced.join(ENTRY_SEPARATOR));
+        let replaced_tokens = (self.estimate)(&replaced.join(self.separator));
         let mut indices: Vec<usize> = Vec::new();
         for e in &entries {
             if indices.last() != Some(&e.index) {
@@ -99,7 +101,7 @@ impl Chunker<'_> {
         }
         let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
         Chunk {
-            transcript: texts.join(ENTRY_SEPARATOR),
+            transcript: texts.join(self.separator),
             indices,
             replaced_tokens,
         }
@@ -143,6 +145,7 @@ fn slice<'t>(text: &'t str, chars: &[(usize, char)], from: usize, to: usize) -> 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use crate::core::summary::transcript::ENTRY_SEPARATOR;
 
     fn entry(index: usize, len: usize) -> Entry {
         Entry {
@@ -160,6 +163,7 @@ mod tests {
             char_limit: 50,
             token_limit: None,
             overlap: &none,
+            separator: ENTRY_SEPARATOR,
         };
         let chunks = c.chunks(vec![
             entry(0, 20),
@@ -191,6 +195,7 @@ mod tests {
             char_limit: 10_000,
             token_limit: Some(10),
             overlap: &overlap,
+            separator: ENTRY_SEPARATOR,
         };
         let chunks = c.chunks(vec![entry(0, 20), entry(1, 20), entry(2, 100)]);
         assert!(chunks.iter().all(|c| count(&c.transcript) <= 10));

@@ -17,7 +17,9 @@
 //! Validation of an answer: empty or whitespace → `SUMMARY_EMPTY`; estimated tokens not smaller
 //! than those of what it replaces (the piece's transcript, without overlap messages, plus the
 //! `previous_summary` it was given) and, except for a rollup, more than the request's `max_tokens`
-//! → `NO_PROGRESS`. A rejected answer leaves the piece
+//! → `NO_PROGRESS`. When the history's prompts show the workstream state (`{state}`, seed 004), an
+//! answer may end with a state delta after its marker line: it is taken out of the summary
+//! ([`SummaryJob::take_state_deltas`]), and one that is not a valid delta is `SUMMARIZER_FAILED`. A rejected answer leaves the piece
 //! outstanding: it may be retried and submitted again. When a rollup still fails after its retries,
 //! [`SummaryJob::skip_rollup`] keeps the summary it was given, which `finish` cuts to its cap: a
 //! compaction never fails because its own summary grew.
@@ -68,8 +70,14 @@ fn fit(text: &str, max_tokens: usize, estimate: &dyn Fn(&str) -> usize) -> Strin
     }
 }
 
-/// The heading of the split-turn section of the finished summary.
+/// The heading of the split-turn section of the finished summary (ours).
 pub const TURN_CONTEXT_HEADING: &str = "## Turn Context (split turn)";
+
+/// What joins the history summary and the split-turn section by default: [`TURN_CONTEXT_HEADING`]
+/// between blank lines.
+pub fn default_turn_context() -> String {
+    format!("\n\n{TURN_CONTEXT_HEADING}\n\n")
+}
 
 /// Identifies one request of a job; unique within the job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -128,8 +136,8 @@ pub struct PieceRequest {
 /// The result of a finished job.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finished {
-    /// The history summary, then a [`TURN_CONTEXT_HEADING`] section when a split turn's prefix was
-    /// summarized, then the digest items the summary missed (see [`append_to`]). When no piece
+    /// The history summary, then a split-turn section when a split turn's prefix was summarized
+    /// (introduced by the style's `turn_context`, [`TURN_CONTEXT_HEADING`] by default), then the digest items the summary missed (see [`append_to`]). When no piece
     /// had anything to show (e.g. an allow-list left every summarized message out) and there is no
     /// earlier summary, it holds only the appended digest, or nothing.
     pub summary: String,
@@ -200,6 +208,13 @@ pub struct SummaryJob<'e> {
     rollup_limit: usize,
     original_task: String,
     state: Option<String>,
+    /// Joins the history summary and the split-turn section.
+    turn_context: String,
+    /// The history's prompts show the workstream state (`{state}`): their answers may end with
+    /// a state delta ([`crate::core::session::workstream::split_delta`]).
+    asks_state: bool,
+    /// The state deltas taken out of answers, in the order they were accepted.
+    deltas: Vec<serde_json::Value>,
     /// Tokens of the summary message around the summary text.
     wrapper: usize,
     /// Tokens of what the summary replaces.
@@ -291,6 +306,7 @@ impl<'e> SummaryJob<'e> {
             char_limit,
             token_limit,
             overlap: &overlap,
+            separator: super::transcript::separator(&settings.transcript),
         };
         let mut history_with_overlap = history.clone();
         if !history.is_empty() {
@@ -328,6 +344,9 @@ impl<'e> SummaryJob<'e> {
             .map(|c| c.replaced_tokens)
             .sum::<usize>()
             + previous_summary.as_deref().map_or(0, estimate);
+        let asks_state = [&templates.history, &templates.update, &templates.chunk]
+            .iter()
+            .any(|t| t.contains("{state}"));
         Ok(SummaryJob {
             estimate,
             templates,
@@ -339,6 +358,9 @@ impl<'e> SummaryJob<'e> {
             rollup_limit: settings.rollup_tokens,
             original_task,
             state: None,
+            turn_context: settings.summary.turn_context.clone(),
+            asks_state,
+            deltas: Vec::new(),
             wrapper,
             replaced,
             history: history_lane,
@@ -388,6 +410,12 @@ impl<'e> SummaryJob<'e> {
             (LaneKind::Prefix, _) => "split-turn prefix summary",
             (LaneKind::History, _) => "history summary",
         };
+        // A history piece whose prompt shows the workstream state may end with a delta.
+        let (answer, delta) = if self.asks_state && lane.kind == LaneKind::History {
+            crate::core::session::workstream::split_delta(answer)?
+        } else {
+            (answer.to_string(), None)
+        };
         let answer = answer.trim();
         if is_blank(answer) {
             return Err(Error::new(
@@ -410,6 +438,7 @@ impl<'e> SummaryJob<'e> {
         }
         lane.in_flight = None;
         lane.answer = Some(answer.to_string());
+        self.deltas.extend(delta);
         lane.stage = match lane.stage {
             Stage::Chunk(k) if k + 1 < lane.chunks.len() => Stage::Chunk(k + 1),
             Stage::Chunk(_) if lane.kind == LaneKind::History && tokens > rollup_limit => {
@@ -460,6 +489,12 @@ impl<'e> SummaryJob<'e> {
         &self.digest
     }
 
+    /// Takes the workstream state deltas given after
+    /// [`crate::core::session::workstream::DELTA_MARKER`] in the answers accepted so far.
+    pub fn take_state_deltas(&mut self) -> Vec<serde_json::Value> {
+        std::mem::take(&mut self.deltas)
+    }
+
     /// Shows `state` (the workstream state so far, as text) to the summarizer as `{state}`.
     pub fn set_state(&mut self, state: Option<String>) {
         self.state = state.filter(|s| !s.trim().is_empty());
@@ -502,11 +537,11 @@ impl<'e> SummaryJob<'e> {
         }
         let mut summary = self.history.answer.clone().unwrap_or_default();
         if let Some(prefix) = self.prefix.as_ref().and_then(|l| l.answer.as_deref()) {
-            if !summary.is_empty() {
-                summary.push_str("\n\n");
+            if summary.is_empty() {
+                summary.push_str(self.turn_context.trim_start());
+            } else {
+                summary.push_str(&self.turn_context);
             }
-            summary.push_str(TURN_CONTEXT_HEADING);
-            summary.push_str("\n\n");
             summary.push_str(prefix);
         }
         // The summary stays within its cap (the larger of its budget and the rollup threshold):

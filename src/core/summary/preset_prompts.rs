@@ -190,8 +190,9 @@ pub fn seed_001() -> Templates {
 /// What the context compacter of seed 004 is.
 const SEED_004_SYSTEM: &str = "You are the context compacter of an agent runtime. You receive \
 the summary of the conversation so far, the workstream state, and the messages that are being \
-compacted, and you write the replacement summary that the agent will see instead of those \
-messages. Output only the summary.";
+compacted. You produce the replacement summary that the agent will see instead of those \
+messages, and the workstream state delta: the changes those messages make to the workstream \
+state. Output only the summary and the delta.";
 
 /// Seed 004's sections and what goes into them.
 const SEED_004_SECTIONS: &str = "Write one replacement summary that merges the previous summary \
@@ -208,6 +209,13 @@ OPEN THREADS:
 
 Keep every fact from the previous summary that still holds. At most {max_tokens} tokens.
 
+Then write the workstream state delta: a line WORKSTREAM STATE DELTA: followed by one JSON object \
+with only the fields that change, each an array of short strings: \"decisions\" (key decisions), \
+\"constraints\" (active constraints), \"tasks\", \"openQuestions\", \"risks\", \"artifacts\" and \
+\"contributions\" (what each agent contributed) for items to add, and \"remove\" (an object with \
+the same fields) for items of the existing workstream state that no longer hold. Write {} when \
+nothing changes.
+
 Additional instructions: {instructions}";
 
 /// Seed 004's input format.
@@ -223,8 +231,10 @@ const SEED_004_INPUT: &str = "<context-compaction-input>
 </new-messages>
 </context-compaction-input>";
 
-/// Seed 004: the XML-tagged input and the KEY FACTS / CONVERSATION FLOW / OPEN THREADS sections;
-/// every chunk uses the same input, building on the summary so far.
+/// Seed 004: the XML-tagged input, the KEY FACTS / CONVERSATION FLOW / OPEN THREADS sections and
+/// the workstream state delta after a `WORKSTREAM STATE DELTA:` line (the fields and limits of
+/// [`crate::core::session::workstream`]); every chunk uses the same input, building on the summary
+/// so far.
 pub fn seed_004() -> Templates {
     let prompt = format!("{SEED_004_INPUT}\n\n{SEED_004_SECTIONS}");
     Templates {
@@ -263,5 +273,18 @@ mod tests {
         }
         assert!(seed_001().history.contains("{original_task}"));
         assert!(seed_004().history.contains("{state}"));
+    }
+
+    #[test]
+    fn seed_004_asks_for_the_state_delta_the_merge_reads() {
+        use crate::core::session::workstream::{DELTA_MARKER, FIELDS};
+        for prompt in [seed_004().history, seed_004().update, seed_004().chunk] {
+            assert!(prompt.contains(&format!("a line {DELTA_MARKER} followed by")));
+            for (name, _, _) in FIELDS {
+                assert!(prompt.contains(&format!("\"{name}\"")), "{name}");
+            }
+            assert!(prompt.contains("\"remove\""));
+        }
+        assert!(seed_004().system.contains("workstream state delta"));
     }
 }

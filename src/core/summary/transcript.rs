@@ -30,16 +30,34 @@
 //! - a message left with nothing to show takes no number.
 //!
 //! Serialization never panics and cuts only on character boundaries.
+//!
+//! Seed 001's layout ([`TranscriptStyle::Seed001`], its `formatMessagesForSummary`) instead writes
+//! every message, numbered from 0, as `[0] USER:` and its content: text parts verbatim, tool calls
+//! as `[Tool: name(JSON input)]`, tool results as `[Result: …...]` with the first 500 characters of
+//! the output as a JSON string, other parts as empty lines, the parts joined by newlines and the
+//! whole cut at 2,000 characters with `\n[...truncated...]`; entries are separated by `---` lines
+//! ([`SEED_001_SEPARATOR`]).
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::core::message::{ImageSource, Message, Part, Role};
-use crate::core::settings::TranscriptOptions;
+use crate::core::settings::{TranscriptOptions, TranscriptStyle};
 
 /// The separator between entries.
 pub const ENTRY_SEPARATOR: &str = "\n\n";
+
+/// The separator between entries of seed 001's layout.
+pub const SEED_001_SEPARATOR: &str = "\n\n---\n\n";
+
+/// The separator between entries of `options`' layout.
+pub fn separator(options: &TranscriptOptions) -> &'static str {
+    match options.style {
+        TranscriptStyle::Standard => ENTRY_SEPARATOR,
+        TranscriptStyle::Seed001 => SEED_001_SEPARATOR,
+    }
+}
 
 /// One serialized message: its index in the input and its text (number and label included).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +71,11 @@ pub struct Entry {
 /// Serializes `messages[i]` for every `i` of `indices` (in the order given; indices out of range
 /// are skipped), numbered from 1, as described in the module documentation.
 pub fn serialize(messages: &[Message], indices: &[usize], options: &TranscriptOptions) -> String {
-    join(&entries(messages, indices, options, 1))
+    let texts: Vec<String> = entries(messages, indices, options, 1)
+        .into_iter()
+        .map(|e| e.text)
+        .collect();
+    texts.join(separator(options))
 }
 
 /// The entries of [`serialize`], numbered from `first_number`, so that chunks of one transcript
@@ -64,6 +86,9 @@ pub fn entries(
     options: &TranscriptOptions,
     first_number: usize,
 ) -> Vec<Entry> {
+    if options.style == TranscriptStyle::Seed001 {
+        return seed_001_entries(messages, indices, first_number);
+    }
     let names = call_names(messages);
     let mut out = Vec::new();
     let mut number = first_number;
@@ -82,6 +107,49 @@ pub fn entries(
         number = number.saturating_add(1);
     }
     out
+}
+
+/// Seed 001's entries: every message, numbered from `first_number − 1` (its `idx` is 0-based).
+fn seed_001_entries(messages: &[Message], indices: &[usize], first_number: usize) -> Vec<Entry> {
+    indices
+        .iter()
+        .filter_map(|&index| Some((index, messages.get(index)?)))
+        .enumerate()
+        .map(|(k, (index, message))| {
+            let number = first_number.saturating_sub(1).saturating_add(k);
+            let role = message.role.as_str().to_ascii_uppercase();
+            Entry {
+                index,
+                text: format!("[{number}] {role}:\n{}", seed_001_content(message)),
+            }
+        })
+        .collect()
+}
+
+/// Seed 001's content of one message (see the module documentation).
+fn seed_001_content(message: &Message) -> String {
+    let lines: Vec<String> = message
+        .parts
+        .iter()
+        .map(|part| match part {
+            Part::Text { text } => text.clone(),
+            Part::ToolCall { name, input, .. } => format!("[Tool: {name}({input})]"),
+            Part::ToolResult { output, .. } => {
+                let json = Value::String(output_text(output)).to_string();
+                let head: String = json.chars().take(500).collect();
+                format!("[Result: {head}...]")
+            }
+            _ => String::new(),
+        })
+        .collect();
+    let content = lines.join("\n");
+    match content.char_indices().nth(2_000) {
+        Some((at, _)) => format!(
+            "{}\n[...truncated...]",
+            content.get(..at).unwrap_or_default()
+        ),
+        None => content,
+    }
 }
 
 /// Joins entries with [`ENTRY_SEPARATOR`].
@@ -309,6 +377,7 @@ mod tests {
             tool_output_chars: 2_000,
             include_reasoning: false,
             tool_allow: None,
+            style: Default::default(),
         }
     }
 
