@@ -369,7 +369,9 @@ function renderGauge(view) {
   if (view.window) {
     $("gauge").dataset.window = view.window.tokens;
     $("gauge").dataset.windowSource = view.window.source;
-    if (view.window.source !== "chat") $("window").placeholder = `${fmt(view.window.tokens)}: ${describeWindow(view.window).replace(/^window [\d,]+ \(|\)$/g, "")}`;
+    const w = view.window;
+    if (w.source === "file" || w.source === "model") $("window").placeholder = `${fmt(w.tokens)} (${w.model})`;
+    else if (w.source === "default") $("window").placeholder = `${fmt(w.tokens)} (default)`;
   }
   $("gauge").dataset.tokens = check.tokens;
   $("gauge").dataset.total = estimate.total;
