@@ -80,11 +80,13 @@ async function run(parsed) {
     }
     case "inspector": {
       const { serveInspector, formatInspector } = await import("./cli/inspector.mjs");
-      const server = await serveInspector(undefined, { port: values.port ?? 0 });
-      values.json ? print(JSON.stringify({ command: "inspector", ok: true, url: server.url, pages: server.pages })) : print(formatInspector(server));
-      await new Promise((resolve) => {
+      // Listening for the stop signals before the address is printed: whoever reads it may stop us at once.
+      const stopped = new Promise((resolve) => {
         for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, resolve);
       });
+      const server = await serveInspector(undefined, { port: values.port ?? 0 });
+      values.json ? print(JSON.stringify({ command: "inspector", ok: true, url: server.url, pages: server.pages })) : print(formatInspector(server));
+      await stopped;
       await server.close();
       return;
     }

@@ -591,6 +591,11 @@ test("inspector serves the page, the web entry, the .wasm and the sample on 127.
   fails(run(["inspector", "--port", port]), 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
   text.child.kill("SIGINT");
   assert.equal((await text.exited).code, 0);
+  // --port picks the port (the one just freed).
+  const fixed = startInspector(["--port", port, "--json"]);
+  assert.equal(JSON.parse(await fixed.line).url, `http://127.0.0.1:${port}`);
+  fixed.child.kill("SIGTERM");
+  assert.equal((await fixed.exited).code, 0);
   fails(run(["inspector", "session.jsonl"]), 2, /inspector takes no file/);
   fails(run(["inspector", "--port", "70000"]), 2, /--port must be at most 65535/);
   assert.match(run(["inspector", "--help"]).stdout, /^Usage: context-compaction inspector/);
