@@ -134,15 +134,28 @@ async function load(payload, name) {
   }
 }
 
+// The sample's window (3,000) is for the sample only: a file loaded next gets its own, unless the
+// window was typed meanwhile.
+let sampleWindow = false;
+$("window").addEventListener("input", () => (sampleWindow = false));
+function loadFile(file) {
+  if (sampleWindow) $("window").value = "";
+  sampleWindow = false;
+  load({ file }, file.name);
+}
+
 $("file").addEventListener("change", () => {
   const file = $("file").files[0];
-  if (file) load({ file }, file.name);
+  if (file) loadFile(file);
   $("file").value = "";
 });
 $("sample").addEventListener("click", async () => {
   // The sample is a short session (about 2,500 tokens): shown in a 3,000-token window, as
   // `context-compaction demo` shows it, unless a window is set.
-  if ($("window").value === "") $("window").value = "3000";
+  if ($("window").value === "") {
+    $("window").value = "3000";
+    sampleWindow = true;
+  }
   const res = await fetch(new URL("./sample/claude-code-tool-heavy.jsonl", import.meta.url));
   load({ text: await res.text() }, "claude-code-tool-heavy.jsonl");
 });
@@ -158,7 +171,7 @@ document.addEventListener("drop", (e) => {
   e.preventDefault();
   document.body.classList.remove("dragging");
   const file = e.dataTransfer.files[0];
-  if (file) load({ file }, file.name);
+  if (file) loadFile(file);
 });
 
 // ---- rendering -------------------------------------------------------------------------------

@@ -333,6 +333,9 @@ const gauge = (page) => page.$eval("#gauge", (g) => ({ ...g.dataset, text: docum
 
 test("the window is the model's when one is known, and the page says which window it uses", async () => {
   const { page, errors } = await open();
+  // The sample shows in 3,000 tokens (as the demo does), said so; the window is the sample's only.
+  await loadSample(page);
+  assert.deepEqual([Number((await gauge(page)).window), (await gauge(page)).windowSource], [3000, "set"]);
   // A real pi session names its model (claude-sonnet-4-5): its 200,000-token window, no compaction due.
   const piText = readFileSync(join(root, "tests/fixtures/pi/large-session.jsonl"), "utf8");
   await loadFile(page, "large-session.jsonl", piText);
