@@ -4,12 +4,30 @@
 //   context-compaction compact <file> [--summarizer extractive|URL] [--out FILE] [--json] ...
 //   context-compaction convert <file> --to ai-sdk|openai|anthropic|langchain|pi|pi-jsonl [--out FILE]
 //   context-compaction demo [file]
-// Exit codes: 0 ok, 1 bad input, 2 usage, 3 summarizer failure (docs/cli.md).
+//   context-compaction inspector [--port N]
+// Exit codes: 0 ok, 1 bad input, 2 usage, 3 summarizer failure (docs/cli.md). A reader that stops
+// early (`| head`) ends the run quietly, with the exit code so far (0).
 // Commands load the package (and its WebAssembly) only when they run: --help and --version do not.
 import { readFileSync } from "node:fs";
 import { parseCommandLine } from "./cli/args.mjs";
 import { HELP, USAGE } from "./cli/help.mjs";
 import { CliError, UsageError, describeError, exitCodeOf, formatError } from "./cli/errors.mjs";
+
+// A closed pipe is the reader saying it has enough: stop writing, no 'error' event left unhandled,
+// no stack trace. Any other failure to write is reported once on stderr (if it still can be).
+function onOutputError(error) {
+  if (error?.code !== "EPIPE") {
+    process.exitCode = 1;
+    try {
+      process.stderr.write(`context-compaction: cannot write the output: ${error?.message ?? error}\n`);
+    } catch {
+      /* stderr is gone too */
+    }
+  }
+  process.exit();
+}
+process.stdout.on("error", onOutputError);
+process.stderr.on("error", onOutputError);
 
 const print = (text) => process.stdout.write(`${text}\n`);
 const printJson = (value) => print(JSON.stringify(value, null, 2));
@@ -60,6 +78,18 @@ async function run(parsed) {
       values.json ? printJson(report) : print(formatDemo(report));
       return;
     }
+    case "inspector": {
+      const { serveInspector, formatInspector } = await import("./cli/inspector.mjs");
+      // Listening for the stop signals before the address is printed: whoever reads it may stop us at once.
+      const stopped = new Promise((resolve) => {
+        for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, resolve);
+      });
+      const server = await serveInspector(undefined, { port: values.port ?? 0 });
+      values.json ? print(JSON.stringify({ command: "inspector", ok: true, url: server.url, pages: server.pages })) : print(formatInspector(server));
+      await stopped;
+      await server.close();
+      return;
+    }
   }
 }
 
@@ -68,6 +98,8 @@ try {
   parsed = parseCommandLine(process.argv.slice(2));
   await run(parsed);
 } catch (error) {
+  // A write to a closed stdout that threw rather than emitted: the same quiet end.
+  if (error?.code === "EPIPE") process.exit();
   const exitCode = exitCodeOf(error);
   if (error instanceof UsageError) {
     const help = error.command ? `context-compaction ${error.command} --help` : "context-compaction --help";

@@ -4,7 +4,8 @@
 #   - the Rust toolchain of rust-toolchain.toml with the wasm32-unknown-unknown target
 #   - wasm-bindgen-cli at exactly the version of wasm-bindgen in Cargo.lock, and wasm-pack
 #   - Chromium and chromedriver from Debian (when missing and running as root)
-#   - npm dependencies from package-lock.json (wasm-opt comes from the npm package binaryen)
+#   - npm dependencies exactly as package-lock.json has them, with `npm ci`, which never writes the
+#     lockfile: a clone stays clean (wasm-opt comes from the npm package binaryen)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -53,11 +54,13 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/common.gy
   export npm_config_nodedir="$node_prefix"
 fi
 
-# npm dependencies at the versions of package-lock.json, when it changed since the last install.
-# (`npm install` rather than `npm ci`: registry mirrors that lack other platforms' optional
-# binaries, such as rollup's, leave those out of the lockfile, and `npm ci` then refuses it.)
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm dependencies from package-lock.json"
-  npm install --no-audit --no-fund --loglevel=error
+# npm dependencies as package-lock.json has them, unless node_modules already holds exactly that
+# (scripts/lock-installed.mjs). `npm ci` installs the lockfile as it is and never rewrites it
+# (`npm install` would, differently for each npm version and platform), and fails when package.json
+# and the lockfile disagree. The lockfile holds every platform's optional packages (esbuild's,
+# rollup's); tests/js/lockfile.test.mjs checks that, and docs/development.md says how to regenerate it.
+if ! node scripts/lock-installed.mjs; then
+  say "installing npm dependencies from package-lock.json (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
 fi
 say "ready"

@@ -49,6 +49,49 @@ function options() {
   };
 }
 
+/** How a loaded file is named in the status line. */
+const FILE_KINDS = {
+  json: "JSON messages",
+  session: "context-compaction session log",
+  pi: "pi session",
+  "claude-code": "claude-code session",
+};
+
+/** "window 200,000 (claude-opus-4-6, the model in the file)": which window the numbers use. */
+function describeWindow(w) {
+  if (!w) return "";
+  const why = {
+    set: "set",
+    model: `the model ${w.model}`,
+    file: `${w.model}, the model in the file`,
+    default: w.model ? `the default: the file's model ${w.model} is not in the package's table` : "the default: no model known",
+    chat: "chat mode",
+  }[w.source];
+  return `window ${fmt(w.tokens)} (${why})`;
+}
+
+/** Nothing loaded: no stats, no timeline, nothing to compact, undo or export. */
+function clearSession() {
+  current = null;
+  shown = null;
+  active = -1;
+  $("timeline").style.height = "0";
+  $("timeline").replaceChildren();
+  $("timeline").dataset.count = "0";
+  $("timeline-help").hidden = true;
+  $("overview").hidden = true;
+  $("summary-panel").hidden = true;
+  $("gauge-fill").style.width = "0";
+  $("gauge-fill").classList.remove("over");
+  $("gauge-threshold").hidden = true;
+  $("gauge").setAttribute("aria-valuenow", "0");
+  for (const key of ["tokens", "total", "threshold", "window", "windowSource"]) delete $("gauge").dataset[key];
+  $("gauge").title = "";
+  $("gauge-text").textContent = "no session";
+  $("window").placeholder = "the model's, else 200,000";
+  for (const id of ["compact", "export", "undo"]) $(id).disabled = true;
+}
+
 function setStatus(text, kind = "") {
   $("status").textContent = text;
   $("status").className = `status ${kind}`;
@@ -73,13 +116,14 @@ function showProgress(p) {
 async function load(payload, name) {
   document.body.dataset.state = "loading";
   chatMode && toggleChat(false);
-  $("summary-panel").hidden = true;
+  // The session shown before is gone as soon as another is asked for, whether or not it loads.
+  clearSession();
   showProgress({ phase: "reading", fraction: 0.01 });
   try {
     const view = await call("load", { ...payload, name, options: options() }, showProgress);
     current = view;
     await renderAll(view);
-    const kind = view.fileFormat === "json" ? "JSON messages" : `${view.fileFormat} session`;
+    const kind = FILE_KINDS[view.fileFormat] ?? `${view.fileFormat} session`;
     const extra = view.history !== view.rows.length ? ` (${fmt(view.history)} in the file, ${view.compactions} recorded compactions)` : "";
     setStatus(`${name}: ${kind}, ${fmt(view.rows.length)} messages${extra}`);
     document.body.dataset.state = "loaded";
@@ -90,12 +134,28 @@ async function load(payload, name) {
   }
 }
 
+// The sample's window (3,000) is for the sample only: a file loaded next gets its own, unless the
+// window was typed meanwhile.
+let sampleWindow = false;
+$("window").addEventListener("input", () => (sampleWindow = false));
+function loadFile(file) {
+  if (sampleWindow) $("window").value = "";
+  sampleWindow = false;
+  load({ file }, file.name);
+}
+
 $("file").addEventListener("change", () => {
   const file = $("file").files[0];
-  if (file) load({ file }, file.name);
+  if (file) loadFile(file);
   $("file").value = "";
 });
 $("sample").addEventListener("click", async () => {
+  // The sample is a short session (about 2,500 tokens): shown in a 3,000-token window, as
+  // `context-compaction demo` shows it, unless a window is set.
+  if ($("window").value === "") {
+    $("window").value = "3000";
+    sampleWindow = true;
+  }
   const res = await fetch(new URL("./sample/claude-code-tool-heavy.jsonl", import.meta.url));
   load({ text: await res.text() }, "claude-code-tool-heavy.jsonl");
 });
@@ -111,7 +171,7 @@ document.addEventListener("drop", (e) => {
   e.preventDefault();
   document.body.classList.remove("dragging");
   const file = e.dataTransfer.files[0];
-  if (file) load({ file }, file.name);
+  if (file) loadFile(file);
 });
 
 // ---- rendering -------------------------------------------------------------------------------
@@ -310,7 +370,7 @@ window.addEventListener("resize", drawRows);
 
 function renderGauge(view) {
   const { check, estimate } = view;
-  const limit = Math.max(check.threshold, 1) / (options().triggerFraction || 1);
+  const limit = view.window?.tokens ?? Math.max(check.threshold, 1) / (options().triggerFraction || 1);
   const max = Math.max(limit, check.tokens, 1);
   const pct = Math.min(100, (check.tokens / max) * 100);
   $("gauge-fill").style.width = `${pct}%`;
@@ -318,7 +378,14 @@ function renderGauge(view) {
   $("gauge-threshold").hidden = false;
   $("gauge-threshold").style.left = `${Math.min(100, (check.threshold / max) * 100)}%`;
   $("gauge").setAttribute("aria-valuenow", Math.round(pct));
-  $("gauge-text").textContent = `${fmt(check.tokens)} tokens · trigger at ${fmt(check.threshold)}${check.shouldCompact ? " · compaction due" : ""}`;
+  $("gauge-text").textContent = `${fmt(check.tokens)} tokens · trigger at ${fmt(check.threshold)}${check.shouldCompact ? " · compaction due" : ""}${view.window ? ` · ${describeWindow(view.window)}` : ""}`;
+  if (view.window) {
+    $("gauge").dataset.window = view.window.tokens;
+    $("gauge").dataset.windowSource = view.window.source;
+    const w = view.window;
+    if (w.source === "file" || w.source === "model") $("window").placeholder = `${fmt(w.tokens)} (${w.model})`;
+    else if (w.source === "default") $("window").placeholder = `${fmt(w.tokens)} (default)`;
+  }
   $("gauge").dataset.tokens = check.tokens;
   $("gauge").dataset.total = estimate.total;
   $("gauge").dataset.threshold = check.threshold;
@@ -335,6 +402,7 @@ function renderOverview(view) {
     ["messages", fmt(view.rows.length)],
     ["turns", fmt(turns)],
     ["tokens", fmt(estimate.total)],
+    ["window", view.window ? fmt(view.window.tokens) : "-"],
     ["threshold", fmt(check.threshold)],
     ["after plan", plan.noop ? "no cut" : `~${fmt(plan.tokensAfter)}`],
     // What the summary request would cost now in each mode, in input-token equivalents (docs/cost.md).
@@ -496,10 +564,7 @@ async function toggleChat(on = !chatMode) {
   } else if (current) {
     await renderAll(current);
   } else {
-    shown = null;
-    $("timeline").style.height = "0";
-    $("timeline").replaceChildren();
-    $("overview").hidden = true;
+    clearSession();
   }
 }
 async function renderChat(view) {

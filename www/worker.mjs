@@ -79,9 +79,80 @@ function parse(text) {
     if (!Array.isArray(messages)) throw new LoadError("a JSON file must hold an array of messages", null);
     return { messages, history: messages, compactions: [], fileFormat: "json", format: null };
   }
+  const log = sessionLog(text);
+  if (log) return log;
   const fileFormat = detectJsonl(text);
   const r = importSession(text, fileFormat);
   return { ...r, fileFormat };
+}
+
+/**
+ * The package's own session log (Session.toJSONL(), what Export writes), read by the package:
+ * `null` when its first line is not a log header (a pi or Claude Code file); a log with a bad
+ * later line throws the package's error naming it.
+ */
+function sessionLog(text) {
+  let session;
+  try {
+    session = Session.fromJSONL(text, { contextWindow: DEFAULT_WINDOW, summarize: "extractive" });
+  } catch (error) {
+    if (/^lines\[0\]/.test(error?.path ?? "")) return null;
+    throw error;
+  }
+  try {
+    const { messages, format } = session.render({ cacheControl: false });
+    const entries = session.entries();
+    return {
+      messages,
+      history: entries.filter((e) => e.type === "message"),
+      compactions: entries.filter((e) => e.type === "compaction"),
+      fileFormat: "session",
+      format,
+    };
+  } finally {
+    session.free?.();
+  }
+}
+
+// ---- the context window ----------------------------------------------------------------------
+
+/** The window without a model: the command-line tool's default. */
+const DEFAULT_WINDOW = 200_000;
+
+/** The model the session last names (`"model"` of its messages, `"modelId"` of a pi header). */
+function modelOf(text) {
+  const find = (t) => {
+    let found = null;
+    for (const m of t.matchAll(/"model(?:Id)?"\s*:\s*"([^"\\]{1,200})"/g)) found = m[1];
+    return found;
+  };
+  return (text.length > 1 << 18 && find(text.slice(-(1 << 18)))) || find(text);
+}
+
+/** The package's window for `model` (its model table), or null when the package does not know it. */
+function modelWindow(model) {
+  try {
+    // The heuristic tokenizer: an OpenAI model's encoding may not be loaded yet, and plays no part.
+    const probe = new Compactor({ model, tokenizer: "heuristic", reserveTokens: 0, trigger: { fraction: 1 }, summarize: "extractive" });
+    const tokens = probe.check([]).threshold;
+    probe.free?.();
+    return tokens;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The window in use and where it comes from: `set` (the field), `model` (the model field),
+ * `file` (the model the session names, known to the package), or `default`.
+ */
+function windowOf(o) {
+  if (o.contextWindow) return { tokens: o.contextWindow, source: "set", model: null };
+  if (o.model) return { tokens: modelWindow(o.model), source: "model", model: o.model };
+  const detected = state?.model ?? null;
+  const tokens = detected ? modelWindow(detected) : null;
+  if (tokens) return { tokens, source: "file", model: detected };
+  return { tokens: DEFAULT_WINDOW, source: "default", model: detected };
 }
 
 function options(o) {
@@ -89,6 +160,7 @@ function options(o) {
   if (o.preset) opts.preset = o.preset;
   if (o.model) opts.model = o.model;
   if (o.contextWindow) opts.contextWindow = o.contextWindow;
+  else if (!o.model) opts.contextWindow = windowOf(o).tokens;
   if (o.reserveTokens != null) opts.reserveTokens = o.reserveTokens;
   if (o.keepRecentTokens != null) opts.keepRecentTokens = o.keepRecentTokens;
   if (o.triggerFraction) opts.trigger = { fraction: o.triggerFraction };
@@ -180,6 +252,7 @@ function analyze(messages, opts, id) {
     estimate: { total: estimate.total, perMessage: estimate.perMessage, byKind: estimate.byKind },
     check,
     plan,
+    window: windowOf(opts),
   };
 }
 
@@ -220,9 +293,10 @@ function sessionOptions(opts) {
   return o;
 }
 
-function sessionFor(opts) {
-  const o = sessionOptions(opts);
+/** A Session of what is loaded (the compacted one after Compact), with the Session options `o`. */
+function openSession(o) {
   if (state.session) return Session.fromJSONL(state.session.toJSONL(), o);
+  if (state.source.fileFormat === "session") return Session.fromJSONL(state.source.text, o);
   if (state.source.fileFormat === "json") {
     const s = new Session(o);
     s.append(state.messages);
@@ -231,8 +305,16 @@ function sessionFor(opts) {
   return Session.fromSessionFile(state.source.text, state.source.fileFormat, o);
 }
 
+function sessionFor(opts) {
+  return openSession(sessionOptions(opts));
+}
+
 const handlers = {
   async load({ file, text, name, options: opts }, id) {
+    // Whatever happens next, the session loaded before is gone: nothing acts on it any more.
+    state?.session?.free?.();
+    state = null;
+    undo.length = 0;
     progress(id, "reading", 0.05);
     if (text == null) text = await file.text();
     progress(id, "parsing", 0.2);
@@ -256,8 +338,8 @@ const handlers = {
       compactionCount: parsed.compactions.length,
       source: { text, fileFormat: parsed.fileFormat, name },
       session: null,
+      model: modelOf(text),
     };
-    undo.length = 0;
     progress(id, "cache points", 0.5);
     state.cachePoints = cachePointsOf(sessionFor(opts), messages.length);
     const analysis = analyze(messages, opts, id);
@@ -277,12 +359,7 @@ const handlers = {
     const o = sessionOptions(opts);
     if (summarizer?.kind === "openai") o.summarize = openAiSummarizer(summarizer);
     o.onProgress = ({ done, total }) => progress(id, "summarizing", total ? done / total : 0.5);
-    let session;
-    if (state.session) session = Session.fromJSONL(state.session.toJSONL(), o);
-    else if (state.source.fileFormat === "json") {
-      session = new Session(o);
-      session.append(state.messages);
-    } else session = Session.fromSessionFile(state.source.text, state.source.fileFormat, o);
+    const session = openSession(o);
     progress(id, "summarizing", 0.1);
     const result = await session.compact({ force: true, instructions: instructions || undefined });
     if (!result.compacted) throw new Error(result.warnings?.join("; ") || "nothing to compact");
@@ -414,6 +491,7 @@ function chatView() {
     estimate: { total: estimate.total, perMessage: estimate.perMessage, byKind: estimate.byKind },
     check,
     plan,
+    window: { tokens: chat.settings.contextWindow, source: "chat", model: null },
     compactions,
     entries: s.entries().length,
     format: "ai-sdk",

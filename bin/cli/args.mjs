@@ -45,6 +45,10 @@ export const COMMANDS = {
     options: { help: COMMON.help, json: COMMON.json, preset: SETTINGS.preset, window: SETTINGS.window },
     file: "optional",
   },
+  inspector: {
+    options: { help: COMMON.help, json: COMMON.json, port: { type: "string" } },
+    file: "none",
+  },
 };
 
 function positiveInteger(flag, value, { min = 1 } = {}) {
@@ -91,6 +95,8 @@ function validate(command, values) {
   const out = { ...values };
   out.window = positiveInteger("--window", values.window);
   out.retries = positiveInteger("--retries", values.retries, { min: 0 });
+  out.port = positiveInteger("--port", values.port, { min: 0 });
+  if (out.port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
   oneOf("--tokenizer", values.tokenizer, TOKENIZERS);
   oneOf("--format", values.format, INPUT_FORMATS);
   if (command === "convert") {
@@ -147,6 +153,7 @@ export function parseCommandLine(argv) {
   }
   const { values, positionals } = parse(rest, spec.options, first);
   if (values.help) return { command: "help", topic: first };
+  if (spec.file === "none" && positionals.length > 0) throw new UsageError(`${first} takes no file, got "${positionals[0]}"`, first);
   if (positionals.length > 1) throw new UsageError(`${first} takes one file, got ${positionals.length}`, first);
   if (spec.file === "required" && positionals.length === 0) throw new UsageError(`${first} needs a file`, first);
   try {

@@ -9,8 +9,11 @@ import { loadInput, readInput } from "./load.mjs";
 import { compactorOptions } from "./settings.mjs";
 import { formatStoreDemo, storeDemo } from "./demo-store.mjs";
 
-/** The real Claude Code session bundled in a clone of the repository (not in the npm package). */
-export const DEMO_FILE = fileURLToPath(new URL("../../fixtures/claude-code-tool-heavy.jsonl", import.meta.url));
+/**
+ * The real Claude Code session the package ships with the inspector (www/sample, its license
+ * beside it): the demo runs from an install as from a clone.
+ */
+export const DEMO_FILE = fileURLToPath(new URL("../../www/sample/claude-code-tool-heavy.jsonl", import.meta.url));
 /** Small enough for the bundled session (about 2,500 tokens) to be past the trigger. */
 export const DEMO_WINDOW = 3_000;
 
@@ -22,7 +25,7 @@ export async function demo(file, values) {
     text = readInput(path);
   } catch (error) {
     if (file) throw error;
-    throw new CliError(`the bundled session ${path} is not here (it is in a clone of the repository, not in the npm package): pass a file`, EXIT.INPUT, { code: error.code });
+    throw new CliError(`the sample session ${path} that ships with the package is missing (reinstall the package, or pass a file)`, EXIT.INPUT, { code: error.code });
   }
   const settings = { preset: values.preset, window: values.window ?? DEMO_WINDOW };
   const before = inspectInput(loadInput(text), path, settings);

@@ -80,11 +80,27 @@ ${EXIT_CODES}`,
   demo: `Usage: context-compaction demo [file] [--window N] [--preset P] [--json]
 
 Inspects a session, compacts it with the extractive summary (in memory, nothing written), and
-inspects the result: before and after. The default file is the real Claude Code session bundled in
-a clone of the repository (fixtures/claude-code-tool-heavy.jsonl); the default window, 3000 tokens,
-puts it past the trigger.
+inspects the result: before and after. The default file is the real Claude Code session that ships
+with the package (www/sample/claude-code-tool-heavy.jsonl, MIT, its license beside it); the default
+window, 3000 tokens, puts it past the trigger.
 
 ${EXIT_CODES}`,
+  inspector: `Usage: context-compaction inspector [--port N] [--json]
+
+Serves the inspector page and the token counter of the installed package on 127.0.0.1 and prints
+their addresses; open the first in a browser. Everything the pages load (the package's web entry,
+its WebAssembly module, the rank tables, the sample session) comes from the package: no network.
+Runs until Ctrl-C.
+
+Options:
+  --port N              the port (default 0: any free one)
+  --json                print {"command","ok","url","pages"} as one JSON line instead
+  -h, --help            this text
+
+Exit codes:
+  0  stopped by Ctrl-C (SIGINT) or SIGTERM
+  1  the port cannot be had, or the page's files are missing
+  2  usage`,
 };
 
 export const USAGE = `Usage: context-compaction <command> [options]
@@ -98,6 +114,7 @@ Commands:
                             and write the session log (--out FILE)
   convert <file> --to F     the live messages as ai-sdk, openai, anthropic, langchain, pi or pi-jsonl
   demo [file]               inspect, compact and inspect again (what npm start runs)
+  inspector [--port N]      serve the inspector page on 127.0.0.1 (offline)
   help [command]            this text, or a command's
 
 Options:

@@ -3,7 +3,7 @@
 // convertMessages), computed here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:http";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -287,9 +287,9 @@ test("usage errors exit 2; --help, -h and --version exit 0", () => {
     assert.equal(r.status, 0);
     assert.match(r.stdout, /^Usage: context-compaction <command>/);
     assert.match(r.stdout, /Exit codes:\n  0 .*\n  1 .*bad input[\s\S]*\n  2 .*usage[\s\S]*\n  3 .*summarizer/);
-    for (const command of ["inspect", "compact", "convert", "demo"]) assert.match(r.stdout, new RegExp(`^  ${command}`, "m"));
+    for (const command of ["inspect", "compact", "convert", "demo", "inspector"]) assert.match(r.stdout, new RegExp(`^  ${command}`, "m"));
   }
-  for (const command of ["inspect", "compact", "convert", "demo"]) {
+  for (const command of ["inspect", "compact", "convert", "demo", "inspector"]) {
     for (const args of [[command, "--help"], [command, "-h"], ["help", command]]) {
       const r = run(args);
       assert.equal(r.status, 0, args.join(" "));
@@ -513,7 +513,99 @@ test("demo (npm start): before, the extractive compaction, after", () => {
   assert.equal(j.after.messages.live, j.compact.messages.after);
   assert.equal(j.after.compactions.length, 1);
   assert.equal(j.after.tokens.estimated.total, j.compact.tokens.after);
+  // The session is the sample that ships in the package (www/sample, its license beside it).
+  assert.equal(j.file, "www/sample/claude-code-tool-heavy.jsonl");
+  assert.ok(existsSync(join(root, "www/sample/LICENSE-claude-code-tool-heavy")));
   fails(run(["demo", tmp("nope.jsonl")]), 1, /no such file/);
+});
+
+/** Runs `args` with stdout into `head -c 100`: the CLI's own exit code and stderr, and what head printed. */
+function intoHead(args) {
+  const quoted = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const r = spawnSync("bash", ["-c", `${quoted} 2>"$ERR" | head -c 100; echo " $\{PIPESTATUS[0]}" >"$STATUS"`], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, ERR: tmp("head.err"), STATUS: tmp("head.status") },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return { status: Number(readFileSync(tmp("head.status"), "utf8")), stderr: readFileSync(tmp("head.err"), "utf8"), stdout: r.stdout };
+}
+
+test("output piped into a reader that stops early (head) ends the run quietly, exit 0", () => {
+  // Far more than a pipe holds (64 KiB), so the writes meet the closed pipe.
+  const large = fixturePath("pi/large-session.jsonl");
+  for (const args of [
+    ["convert", large, "--to", "openai"],
+    ["convert", large, "--to", "pi-jsonl"],
+    ["inspect", large, "--json"],
+  ]) {
+    const r = intoHead(args);
+    assert.equal(r.stdout.length, 100, args.join(" "));
+    assert.equal(r.stderr, "", `${args.join(" ")}: no 'error' event, no stack trace`);
+    assert.equal(r.status, 0, args.join(" "));
+  }
+});
+
+/** Starts `inspector` with `args`; resolves to `{ child, line }` once it printed its first line. */
+function startInspector(args, options = {}) {
+  const child = spawn(process.execPath, [cli, "inspector", ...args], { cwd: root, ...options });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr: err })));
+  const line = new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.split("\n")[0]);
+    });
+    exited.then((e) => reject(new Error(`inspector exited ${e.code}: ${e.stderr}`)));
+  });
+  return { child, line, exited };
+}
+
+test("inspector serves the page, the web entry, the .wasm and the sample on 127.0.0.1 until SIGTERM", async () => {
+  const { child, line, exited } = startInspector(["--json"]);
+  const report = JSON.parse(await line);
+  assert.equal(report.command, "inspector");
+  assert.match(report.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(report.pages.inspector, `${report.url}/www/index.html`);
+  assert.equal(report.pages.counter, `${report.url}/www/counter.html`);
+  for (const [path, type] of [
+    ["/www/index.html", /text\/html/],
+    ["/www/worker.mjs", /javascript/],
+    ["/js/web.mjs", /javascript/],
+    ["/pkg/web/context_compaction_bg.wasm", /application\/wasm/],
+    ["/encodings/o200k_base.ranks", /octet-stream/],
+    ["/www/sample/claude-code-tool-heavy.jsonl", /text\/plain/],
+  ]) {
+    const res = await fetch(report.url + path);
+    assert.equal(res.status, 200, path);
+    assert.match(res.headers.get("content-type"), type, path);
+    await res.arrayBuffer();
+  }
+  const home = await fetch(`${report.url}/`, { redirect: "manual" });
+  assert.equal(home.headers.get("location"), "/www/index.html");
+  child.kill("SIGTERM");
+  const { code, stderr } = await exited;
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, "");
+
+  // The text report names both pages; a port in use is exit 1; a file is a usage error.
+  const text = startInspector([]);
+  const first = await text.line;
+  assert.match(first, /^inspector +http:\/\/127\.0\.0\.1:\d+\/www\/index\.html$/);
+  const port = new URL(first.split(/ +/)[1]).port;
+  fails(run(["inspector", "--port", port]), 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
+  text.child.kill("SIGINT");
+  assert.equal((await text.exited).code, 0);
+  // --port picks the port (the one just freed).
+  const fixed = startInspector(["--port", port, "--json"]);
+  assert.equal(JSON.parse(await fixed.line).url, `http://127.0.0.1:${port}`);
+  fixed.child.kill("SIGTERM");
+  assert.equal((await fixed.exited).code, 0);
+  fails(run(["inspector", "session.jsonl"]), 2, /inspector takes no file/);
+  fails(run(["inspector", "--port", "70000"]), 2, /--port must be at most 65535/);
+  assert.match(run(["inspector", "--help"]).stdout, /^Usage: context-compaction inspector/);
 });
 
 test("the installed package's bin runs", () => {

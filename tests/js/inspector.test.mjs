@@ -327,3 +327,106 @@ test("chat mode: the scripted agent's session compacts itself live", async () =>
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** Loads `text` through the file input as `name`; resolves when the page is done with it. */
+async function loadFile(page, name, text) {
+  await page.setInputFiles("#file", { name, mimeType: "text/plain", buffer: Buffer.from(text) });
+  await state(page, ["loaded", "error"]);
+}
+const gauge = (page) => page.$eval("#gauge", (g) => ({ ...g.dataset, text: document.getElementById("gauge-text").textContent }));
+
+test("the window is the model's when one is known, and the page says which window it uses", async () => {
+  const { page, errors } = await open();
+  // The sample shows in 3,000 tokens (as the demo does), said so; the window is the sample's only.
+  await loadSample(page);
+  assert.deepEqual([Number((await gauge(page)).window), (await gauge(page)).windowSource], [3000, "set"]);
+  // A real pi session names its model (claude-sonnet-4-5): its 200,000-token window, no compaction due.
+  const piText = readFileSync(join(root, "tests/fixtures/pi/large-session.jsonl"), "utf8");
+  await loadFile(page, "large-session.jsonl", piText);
+  const pi = importSession(piText, "pi").messages;
+  const at = (options) => new Compactor({ reserveTokens: 500, trigger: { fraction: 0.8 }, summarize: "extractive", ...options }).check(pi);
+  let g = await gauge(page);
+  assert.equal(Number(g.window), 200_000);
+  assert.equal(g.windowSource, "file");
+  assert.equal(Number(g.threshold), at({ contextWindow: 200_000 }).threshold);
+  assert.equal(at({ contextWindow: 200_000 }).shouldCompact, false);
+  assert.doesNotMatch(g.text, /compaction due/);
+  assert.match(g.text, /window 200,000 \(claude-sonnet-4-5, the model in the file\)/);
+  assert.equal(await page.textContent('#stats [data-stat="window"] .stat-v'), "200,000");
+  await page.screenshot({ path: join(shots, "8-model-window.png") });
+
+  // A model typed in the field: its window, said so.
+  await page.fill("#model", "gpt-4o");
+  await page.waitForFunction(() => document.getElementById("gauge").dataset.windowSource === "model", undefined, T);
+  g = await gauge(page);
+  assert.equal(Number(g.threshold), at({ model: "gpt-4o" }).threshold);
+  assert.match(g.text, new RegExp(`window ${Number(g.window).toLocaleString("en-US")} \\(the model gpt-4o\\)`));
+  // A window typed in the field wins, and says it was set.
+  await page.fill("#window", "3000");
+  await page.waitForFunction(() => document.getElementById("gauge").dataset.windowSource === "set", undefined, T);
+  assert.match((await gauge(page)).text, /compaction due · window 3,000 \(set\)/);
+
+  // The sample loaded through the file input (not the sample button) names claude-opus-4-6.
+  await page.fill("#model", "");
+  await page.fill("#window", "");
+  await loadFile(page, "claude-code-tool-heavy.jsonl", sampleText);
+  g = await gauge(page);
+  assert.deepEqual([Number(g.window), g.windowSource], [200_000, "file"]);
+  assert.match(g.text, /claude-opus-4-6, the model in the file/);
+  // Messages that name no model: the default window, said so.
+  const plain = JSON.stringify([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]);
+  await loadFile(page, "plain.json", plain);
+  g = await gauge(page);
+  assert.deepEqual([Number(g.window), g.windowSource], [200_000, "default"]);
+  assert.match(g.text, /window 200,000 \(the default: no model known\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a failed load clears the previous session: no stats, Compact, Undo and Export disabled", async () => {
+  const { page, errors } = await open();
+  await loadSample(page);
+  assert.equal(await page.isEnabled("#compact"), true);
+  await page.setInputFiles("#file", { name: "broken.jsonl", mimeType: "text/plain", buffer: Buffer.from('{"type":"session","id":"x"}\n{oops\n') });
+  await state(page, ["error"]);
+  assert.match(await page.textContent("#status"), /broken\.jsonl/);
+  assert.equal(await page.isHidden("#overview"), true);
+  for (const id of ["#compact", "#export", "#undo"]) assert.equal(await page.isDisabled(id), true, id);
+  assert.equal(await page.$$eval("#timeline .msg", (m) => m.length), 0);
+  assert.equal(await page.textContent("#gauge-text"), "no session");
+  await page.screenshot({ path: join(shots, "9-failed-load.png") });
+  // The next good file loads as usual.
+  await page.click("#sample");
+  await state(page, ["loaded"]);
+  assert.equal(await page.isEnabled("#export"), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the page's own exported log reloads as the package's session log, compaction included", async () => {
+  const { page, errors } = await open();
+  await loadSample(page);
+  await page.click("#compact");
+  await state(page, ["compacted", "error"]);
+  const live = await page.$$eval("#timeline .msg", (m) => m.length);
+  const download = page.waitForEvent("download", T);
+  await page.click("#export");
+  const jsonl = readFileSync(await (await download).path(), "utf8");
+  await loadFile(page, "claude-code-tool-heavy.compacted.jsonl", jsonl);
+  const status = await page.textContent("#status");
+  assert.equal(await page.evaluate(() => document.body.dataset.state), "loaded", status);
+  const session = Session.fromJSONL(jsonl, { ...defaults, summarize: "extractive" });
+  const rendered = session.render({ cacheControl: false }).messages;
+  session.free();
+  assert.equal(rendered.length, live);
+  assert.match(status, new RegExp(`^claude-code-tool-heavy\\.compacted\\.jsonl: context-compaction session log, ${live} messages \\(15 in the file, 1 recorded compactions\\)`));
+  assert.equal(Number(await page.getAttribute("#timeline", "data-count")), live);
+  assert.ok((await page.$$("#timeline .msg[data-kind=summary]")).length >= 1);
+  // Exported again, it is the same log: the reload continued it, it did not import a copy.
+  const again = page.waitForEvent("download", T);
+  await page.click("#export");
+  const ids = (text) => text.trim().split("\n").map((l) => JSON.parse(l).id);
+  assert.deepEqual(ids(readFileSync(await (await again).path(), "utf8")), ids(jsonl));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,9 +1,11 @@
 // The package as users get it: `npm pack`, installed into a fresh project. Both module systems load
 // every entry (the main one, the LangChain one) from the tarball, which holds one WebAssembly module,
-// the docs and the changelog, and no test fixtures; `prepack` refuses to pack an unbuilt tree.
+// the docs and the changelog, and no test fixtures; `prepack` refuses to pack an unbuilt tree. Its
+// command-line tool runs through npx: the demo on the sample session that ships with it, a pipe
+// into `head`, and the inspector page served from the installed package, in headless Chromium.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root, consumerWith } from "./pack.mjs";
@@ -74,4 +76,99 @@ test("prepack refuses a tree without the built module", () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /missing pkg\/web\/context_compaction_bg\.wasm/);
   assert.equal(spawnSync(process.execPath, [join(root, "scripts/prepack.mjs")]).status, 0, "the built tree packs");
+});
+
+// ---- The command-line tool from the install: the demo, a pipe into head, the inspector -------
+// (its own consumer, so these blocks stand apart from the entry checks above)
+
+let cliDir = null;
+/** A fresh project with the packed package installed (once for these blocks). */
+const cliConsumer = () => (cliDir ??= consumerWith("install-cli"));
+/** `npx` in the consumer, offline, never installing anything. */
+const npx = (args, options = {}) =>
+  spawnSync("npx", ["--no", "context-compaction", ...args], { cwd: cliConsumer(), encoding: "utf8", env: { ...process.env, npm_config_offline: "true" }, ...options });
+
+test("npx context-compaction demo runs from the install: the sample session ships, its license beside it", () => {
+  const installed = join(cliConsumer(), "node_modules/context-compaction");
+  for (const file of ["www/sample/claude-code-tool-heavy.jsonl", "www/sample/LICENSE-claude-code-tool-heavy", "www/index.html", "www/worker.mjs", "www/counter.html"]) {
+    assert.ok(existsSync(join(installed, file)), file);
+  }
+  assert.match(readFileSync(join(installed, "www/sample/LICENSE-claude-code-tool-heavy"), "utf8"), /MIT License/);
+  const r = npx(["demo"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /=== before[\s\S]*15 in the file, 15 live[\s\S]*compact now +yes[\s\S]*=== after[\s\S]*compactions +1 recorded/);
+  const j = JSON.parse(npx(["demo", "--json"]).stdout);
+  assert.equal(j.file, "node_modules/context-compaction/www/sample/claude-code-tool-heavy.jsonl");
+  assert.equal(j.compact.compacted, true);
+});
+
+test("npx context-compaction convert … | head -c 100: exit 0, nothing on stderr", () => {
+  // A real session whose conversion is far more than a pipe holds.
+  const r = spawnSync("bash", ["-c", 'set -o pipefail; npx --no context-compaction convert "$SESSION" --to openai 2>"$ERR" | head -c 100'], {
+    cwd: cliConsumer(),
+    encoding: "utf8",
+    env: { ...process.env, npm_config_offline: "true", SESSION: join(root, "tests/fixtures/pi/large-session.jsonl"), ERR: join(cliConsumer(), "head.err") },
+  });
+  assert.equal(r.status, 0, readFileSync(join(cliConsumer(), "head.err"), "utf8"));
+  assert.equal(r.stdout.length, 100);
+  assert.match(r.stdout, /^\[\n  \{/);
+  assert.equal(readFileSync(join(cliConsumer(), "head.err"), "utf8"), "");
+});
+
+test("npx context-compaction inspector serves the installed package; the page works in Chromium, offline", { timeout: 120_000 }, async () => {
+  const { launchChromium } = await import("./serve.mjs");
+  // Its own process group: npx and the bin it runs stop together.
+  const child = spawn("npx", ["--no", "context-compaction", "inspector", "--json"], { cwd: cliConsumer(), env: { ...process.env, npm_config_offline: "true" }, detached: true });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const browser = await launchChromium();
+  try {
+    const line = await new Promise((resolve, reject) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        if (out.includes("\n")) resolve(out.split("\n")[0]);
+      });
+      exited.then(({ code }) => reject(new Error(`inspector exited ${code}: ${err}`)));
+    });
+    const { url, pages } = JSON.parse(line);
+    // The installed package is what is served: the repository's tests and fixtures are not there.
+    for (const path of ["/tests/js/install.test.mjs", "/fixtures/claude-code-tool-heavy.jsonl", "/src/lib.rs"]) assert.equal((await fetch(url + path)).status, 404, path);
+    const page = await browser.newPage();
+    const errors = [];
+    const elsewhere = [];
+    page.on("pageerror", (e) => errors.push(e));
+    page.on("request", (req) => {
+      if (!req.url().startsWith(`${url}/`) && !/^(data|blob):/.test(req.url())) elsewhere.push(req.url());
+    });
+    await page.goto(pages.inspector);
+    await page.waitForFunction(() => document.body.dataset.ready, undefined, { timeout: 30_000 });
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.package), `${url}/js/web.mjs`);
+    await page.click("#sample");
+    await page.waitForFunction(() => ["loaded", "error"].includes(document.body.dataset.state), undefined, { timeout: 30_000 });
+    const status = await page.textContent("#status");
+    assert.match(status, /^claude-code-tool-heavy\.jsonl: claude-code session, 15 messages/);
+    await page.click("#compact");
+    await page.waitForFunction(() => ["compacted", "error"].includes(document.body.dataset.state), undefined, { timeout: 30_000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), "compacted", await page.textContent("#status"));
+    mkdirSync(join(root, "tests/.tmp/screenshots"), { recursive: true });
+    await page.screenshot({ path: join(root, "tests/.tmp/screenshots/install-inspector.png") });
+    // The token counter loads its rank tables from the package too.
+    await page.goto(pages.counter);
+    await page.waitForFunction(() => document.body.dataset.ready, undefined, { timeout: 30_000 });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(elsewhere, [], "every request stays on the package's server");
+  } finally {
+    await browser.close();
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+  }
+  // npm ends by the signal it was sent; the tool's own exit on SIGTERM is 0 (cli.test.mjs).
+  const { code, signal } = await exited;
+  assert.ok(code === 0 || signal === "SIGTERM", `inspector ended with ${code ?? signal}: ${err}`);
+  assert.equal(err, "");
 });

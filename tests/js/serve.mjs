@@ -1,7 +1,8 @@
-// The browser tests' static server (scripts/static-server.mjs) and Chromium launcher.
+// The browser tests' static server (bin/cli/static-server.mjs, the one the CLI serves the inspector
+// with) and Chromium launcher.
 import { chromium } from "playwright-core";
 
-export { serve } from "../../scripts/static-server.mjs";
+export { serve } from "../../bin/cli/static-server.mjs";
 
 /** Debian's Chromium, headless, with background networking off (this machine has no internet). */
 export function launchChromium() {

@@ -1,4 +1,6 @@
-// A static file server on 127.0.0.1, for `npm run inspector` and the browser tests.
+// A static file server on 127.0.0.1: `context-compaction inspector` serves the installed package
+// with it (the page, the web entry, the .wasm and the rank tables), as do `npm run inspector` and the
+// browser tests in a clone.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
@@ -18,7 +20,7 @@ const types = {
 
 /**
  * Serves `root` on loopback (`port` 0: any free one); `home` is where `/` redirects, if given.
- * Resolves to { url, close }.
+ * Resolves to { url, close }; rejects when the port cannot be had.
  */
 export async function serve(root, { port = 0, home } = {}) {
   const server = createServer(async (req, res) => {
@@ -34,7 +36,13 @@ export async function serve(root, { port = 0, home } = {}) {
       res.writeHead(404).end("not found");
     }
   });
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const address = server.address();
   return { url: `http://127.0.0.1:${address.port}`, close: () => new Promise((r) => server.close(r)) };
 }
