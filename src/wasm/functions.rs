@@ -185,7 +185,7 @@ pub fn import_session(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] kind: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let text = super::convert::text_arg(&text, "text")?;
+    let text = super::convert::json_text_arg(&text, "text")?;
     let kind = super::convert::text_arg(&kind, "kind")?;
     let session = match kind.as_str() {
         "pi" => throw(import_pi_session(&text))?,

@@ -346,7 +346,7 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         options: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::text_arg(&text, "text")?;
+        let text = super::convert::json_text_arg(&text, "text")?;
         let text = text.as_str();
         let (options, session_options, callbacks) = parse_options(&options)?;
         let inner = Inner {
@@ -386,7 +386,7 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] source: JsValue,
         options: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::text_arg(&text, "text")?;
+        let text = super::convert::json_text_arg(&text, "text")?;
         let source = super::convert::text_arg(&source, "source")?;
         let (options, session_options, callbacks) = parse_options(&options)?;
         let imported = match source.as_str() {
@@ -495,7 +495,7 @@ impl Session {
         state
             .core
             .as_ref()
-            .map(|c| c.to_jsonl())
+            .map(|c| super::convert::json_text_out(c.to_jsonl()))
             .unwrap_or_default()
     }
 
@@ -506,7 +506,7 @@ impl Session {
         state
             .core
             .as_mut()
-            .map(|c| c.take_new_lines())
+            .map(|c| super::convert::json_text_out(c.take_new_lines()))
             .unwrap_or_default()
     }
 

@@ -75,3 +75,46 @@ test("prepack refuses a tree without the built module", () => {
   assert.match(r.stderr, /missing pkg\/web\/context_compaction_bg\.wasm/);
   assert.equal(spawnSync(process.execPath, [join(root, "scripts/prepack.mjs")]).status, 0, "the built tree packs");
 });
+
+test("the tarball's declarations: arethetypeswrong finds no problem in any entry point", () => {
+  const dir = consumerWith("install-attw");
+  const packDir = `${dir}-pack`;
+  const tarball = readdirSync(packDir).find((f) => f.endsWith(".tgz"));
+  const r = spawnSync(join(root, "node_modules/.bin/attw"), ["--format", "json", join(packDir, tarball)], { encoding: "utf8" });
+  const report = JSON.parse(r.stdout);
+  const entries = Object.keys(report.analysis.entrypoints);
+  const exported = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).exports).filter((k) => !k.includes("*") && k !== "./package.json");
+  for (const entry of exported) assert.ok(entries.includes(entry), `attw did not check ${entry}`);
+  assert.deepEqual(report.problems ?? [], [], JSON.stringify(report.problems, null, 1));
+  assert.equal(r.status, 0, r.stderr);
+});
+
+test("default and named imports, ES module and CommonJS: the types allow exactly what runs", () => {
+  const dir = consumerWith("install-imports");
+  const files = {
+    "named.mjs": `import { countTokens } from "context-compaction"; import * as all from "context-compaction"; console.log(countTokens("hello world", "o200k_base"), typeof all.Compactor);`,
+    "named.cjs": `const { countTokens } = require("context-compaction"); const all = require("context-compaction"); console.log(countTokens("hello world", "o200k_base"), typeof all.Compactor);`,
+    "default.mjs": `import cc from "context-compaction"; console.log(typeof cc);`,
+    "named.mts": `import { countTokens, Compactor } from "context-compaction"; import * as all from "context-compaction"; const n: number = countTokens("x", "o200k_base"); new all.Compactor({ contextWindow: 1000 }); export { n, Compactor };`,
+    "named.cts": `import { countTokens } from "context-compaction"; import all = require("context-compaction"); const n: number = countTokens("x", "o200k_base") + all.estimateTokens("x"); export { n };`,
+    "default.mts": `import cc from "context-compaction";\nexport const x = cc;`,
+    "stores.mts": `import { sqliteStore } from "context-compaction/sqlite"; import { fileStore } from "context-compaction/file"; export { sqliteStore, fileStore };`,
+    "stores.cts": `import { sqliteStore } from "context-compaction/sqlite"; import { fileStore } from "context-compaction/file"; export { sqliteStore, fileStore };`,
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [], skipLibCheck: false },
+      files: ["named.mts", "named.cts", "default.mts", "stores.mts", "stores.cts"],
+    }),
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const node = (file) => spawnSync(process.execPath, [file], { cwd: dir, encoding: "utf8" });
+  assert.equal(node("named.mjs").stdout.trim(), "2 function");
+  assert.equal(node("named.cjs").stdout.trim(), "2 function");
+  const defaultRun = node("default.mjs");
+  assert.notEqual(defaultRun.status, 0);
+  assert.match(defaultRun.stderr, /does not provide an export named 'default'/);
+  // tsc accepts the named imports of both systems and refuses the default import that throws.
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, encoding: "utf8" });
+  const errors = tsc.stdout.split("\n").filter((l) => /error TS/.test(l));
+  assert.equal(errors.length, 1, tsc.stdout);
+  assert.match(errors[0], /^default\.mts\(1,8\): error TS1192: Module '"context-compaction"' has no default export/);
+});
