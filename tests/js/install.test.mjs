@@ -78,15 +78,28 @@ test("prepack refuses a tree without the built module", () => {
 
 test("the tarball's declarations: arethetypeswrong finds no problem in any entry point", () => {
   const dir = consumerWith("install-attw");
-  const packDir = `${dir}-pack`;
-  const tarball = readdirSync(packDir).find((f) => f.endsWith(".tgz"));
-  const r = spawnSync(join(root, "node_modules/.bin/attw"), ["--format", "json", join(packDir, tarball)], { encoding: "utf8" });
-  const report = JSON.parse(r.stdout);
-  const entries = Object.keys(report.analysis.entrypoints);
+  const tarball = join(`${dir}-pack`, readdirSync(`${dir}-pack`).find((f) => f.endsWith(".tgz")));
+  /** attw's JSON report and exit status (the report goes through a file: a pipe may be cut at exit). */
+  const attw = (name, args) => {
+    const out = join(dir, `${name}.json`);
+    const r = spawnSync("sh", ["-c", `"$0" --format json "$@" -- "${tarball}" > "${out}"`, join(root, "node_modules/.bin/attw"), ...args], { encoding: "utf8" });
+    return { status: r.status, stderr: r.stderr, report: JSON.parse(readFileSync(out, "utf8")) };
+  };
+  // Every entry but the browser ones, in every resolution mode (node10, node16 from CJS and from
+  // ESM, bundler): each has the types of its own module system.
+  const esmOnly = ["./web", "./bundler"];
+  const strict = attw("strict", ["--exclude-entrypoints", ...esmOnly]);
+  assert.deepEqual(strict.report.problems, {}, JSON.stringify(strict.report.problems, null, 1));
+  assert.equal(strict.status, 0, strict.stderr);
+  // The browser entries are ES modules only (the bundler one initialises with a top-level await):
+  // checked as such, where a `require` of them has no meaning.
+  const browser = attw("esm-only", ["--entrypoints", ...esmOnly, "--profile", "esm-only"]);
+  const counted = Object.values(browser.report.problems).flat().filter((p) => !["node10", "node16-cjs"].includes(p.resolutionKind));
+  assert.deepEqual(counted, []);
+  assert.equal(browser.status, 0, browser.stderr);
+  const checked = [...Object.keys(strict.report.analysis.entrypoints), ...Object.keys(browser.report.analysis.entrypoints)];
   const exported = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).exports).filter((k) => !k.includes("*") && k !== "./package.json");
-  for (const entry of exported) assert.ok(entries.includes(entry), `attw did not check ${entry}`);
-  assert.deepEqual(report.problems ?? [], [], JSON.stringify(report.problems, null, 1));
-  assert.equal(r.status, 0, r.stderr);
+  for (const entry of exported) assert.ok(checked.includes(entry), `attw did not check ${entry}`);
 });
 
 test("default and named imports, ES module and CommonJS: the types allow exactly what runs", () => {
@@ -101,7 +114,7 @@ test("default and named imports, ES module and CommonJS: the types allow exactly
     "stores.mts": `import { sqliteStore } from "context-compaction/sqlite"; import { fileStore } from "context-compaction/file"; export { sqliteStore, fileStore };`,
     "stores.cts": `import { sqliteStore } from "context-compaction/sqlite"; import { fileStore } from "context-compaction/file"; export { sqliteStore, fileStore };`,
     "tsconfig.json": JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [], skipLibCheck: false },
+      compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom", "esnext.disposable"], types: [], skipLibCheck: false },
       files: ["named.mts", "named.cts", "default.mts", "stores.mts", "stores.cts"],
     }),
   };
@@ -116,5 +129,5 @@ test("default and named imports, ES module and CommonJS: the types allow exactly
   const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, encoding: "utf8" });
   const errors = tsc.stdout.split("\n").filter((l) => /error TS/.test(l));
   assert.equal(errors.length, 1, tsc.stdout);
-  assert.match(errors[0], /^default\.mts\(1,8\): error TS1192: Module '"context-compaction"' has no default export/);
+  assert.match(errors[0], /^default\.mts\(1,8\): error TS1192: Module .* has no default export/);
 });
