@@ -1,9 +1,10 @@
-// Public types of `context-compaction`. The functions implemented in Rust are declared by the
-// generated bindings; this file adds what the JS entry points define.
-import type { Compactor, CompactorOptions, EncodingName, Session, SessionOptions, SessionCompactResult, RenderResult, PrepareOptions, CompactCallOptions } from "../pkg/node/context_compaction.js";
+// Public types of `context-compaction`. What the WebAssembly module exports is declared by the
+// declarations in js/types; this file adds what the JS entry points define. The build writes an ES
+// module and a CommonJS copy of it (pkg/types/esm/index.d.mts, pkg/types/cjs/index.d.cts).
+import type { Compactor, CompactorOptions, EncodingName, Session, SessionOptions, SessionCompactResult, RenderResult, PrepareOptions, CompactCallOptions } from "./types/index.js";
 import type { ConversationStore } from "./stores/contract.js";
 
-export * from "../pkg/node/context_compaction.js";
+export * from "./types/index.js";
 export type { AppendBatch, AppendResult, ConversationStore, LiveSet, StoredLine, StoredLog } from "./stores/contract.js";
 
 /** The stable codes of every failure. */
@@ -201,7 +202,7 @@ export interface StoredSession<M extends object = object> extends Session<M> {
   prepare(options?: PrepareOptions): Promise<RenderResult<M>>;
 }
 
-declare module "../pkg/node/context_compaction.js" {
+declare module "./types/session.js" {
   namespace Session {
     /**
      * Opens conversation `conversationId` of `store`: its live context from the latest compaction

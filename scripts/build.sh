@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the wasm package in release for Node (CommonJS) and the web (ES module + init; also what
 # bundlers get) into pkg/node and pkg/web: cargo, then wasm-bindgen with the reset-state function
-# (a trap replaces the instance, see js/guard.mjs), then wasm-opt from the npm package `binaryen`.
+# (a trap replaces the instance, see js/guard.mjs), then wasm-opt from the npm package `binaryen`;
+# then the CommonJS builds (esbuild) and the declarations of both module systems (pkg/types).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -19,24 +20,20 @@ for target in nodejs web; do
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals "pkg/$out/context_compaction_bg.wasm" -o "pkg/$out/context_compaction_bg.wasm"
 done
-# Long strings cross into wasm through the engine's UTF-8 encoder (see the script).
-node scripts/fast-strings.mjs pkg/node/context_compaction.js pkg/web/context_compaction.js
 # Callbacks of an instance the trap guard replaced do nothing (see the script).
 node scripts/stale-closures.mjs pkg/node/context_compaction.js pkg/web/context_compaction.js
-# wasm-bindgen writes `inline_js` snippets as ES modules but `require`s them from the CommonJS
-# Node build: turn their `export function f(` declarations into `exports.f = function f(`. The
-# trap guard (js/guard.mjs) and the AI SDK middleware (js/ai-sdk.mjs) become CommonJS the same way.
-find pkg/node/snippets -name '*.js' 2>/dev/null | while read -r snippet; do
-  sed -i 's/^export function \([A-Za-z_][A-Za-z0-9_]*\)(/exports.\1 = function \1(/' "$snippet"
+# The snippets (js/snippets/*.js, ES modules) are `require`d by the CommonJS Node glue: esbuild
+# writes each as real CommonJS in place. The trap guard (js/guard.mjs), the AI SDK middleware
+# (js/ai-sdk.mjs) and the LangChain adapter become CommonJS the same way.
+find pkg/node/snippets -name '*.js' | while read -r snippet; do
+  esbuild "$snippet" --format=cjs --platform=neutral --log-level=warning --outfile="$snippet" --allow-overwrite
 done
 for module in guard ai-sdk langchain-adapter; do
-  sed 's/^export function \([A-Za-z_][A-Za-z0-9_]*\)(/exports.\1 = function \1(/' "js/$module.mjs" > "pkg/node/$module.cjs"
+  esbuild "js/$module.mjs" --format=cjs --platform=neutral --log-level=warning --outfile="pkg/node/$module.cjs"
 done
-# The reset function is the guard's, not the API's: keep it out of the published types. The
-# declarations of the raw wasm exports, and the web glue's (which lists them in `InitOutput`), are
-# read by no entry (js/web.d.mts declares `init`): they are not shipped.
-sed -i '/^export function __wbg_reset_state(): void;$/d' pkg/node/context_compaction.d.ts
-rm -f pkg/node/context_compaction_bg.wasm.d.ts pkg/web/context_compaction_bg.wasm.d.ts pkg/web/context_compaction.d.ts
+# The package's declarations are js/types (hand-written, tied to the code by
+# tests/js/declarations.test.mjs): the glue's generated ones are not shipped.
+rm -f pkg/node/*.d.ts pkg/web/*.d.ts
 # Both targets' modules are the same bytes: the package ships the web one only, and the Node glue
 # reads it from there (checked; if they ever differ, each target keeps its own).
 if cmp -s pkg/node/context_compaction_bg.wasm pkg/web/context_compaction_bg.wasm; then
@@ -58,9 +55,10 @@ for store in memory file sqlite postgres redis indexeddb bullmq; do
     --external:better-sqlite3 --external:pg --external:ioredis --external:idb --external:bullmq \
     --outfile="pkg/stores/$store.cjs"
 done
-# The LangChain entry's types, once per module system (each sees LangChain's own of that system).
-mkdir -p pkg/types
-cp js/langchain.d.ts pkg/types/langchain.d.mts
+# The declarations once per module system (pkg/types/esm/*.d.mts, pkg/types/cjs/*.d.cts), so that
+# each entry's types are of the module system of its code (and the LangChain entry's see
+# LangChain's own types of that system).
+node scripts/types.mjs
 # Each target directory declares its module system for Node.
 printf '{ "type": "commonjs" }\n' > pkg/node/package.json
 printf '{ "type": "module" }\n' > pkg/web/package.json

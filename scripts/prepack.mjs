@@ -11,7 +11,8 @@ const required = [
   "pkg/node/guard.cjs",
   "pkg/node/ai-sdk.cjs",
   "pkg/node/langchain-adapter.cjs",
-  "pkg/types/langchain.d.mts",
+  "pkg/types/esm/index.d.mts",
+  "pkg/types/cjs/index.d.cts",
   "encodings/o200k_base.ranks",
   "encodings/cl100k_base.ranks",
 ];

@@ -19,6 +19,7 @@ pub mod repair;
 pub mod session;
 pub mod settings;
 pub mod summary;
+pub mod surrogates;
 pub mod tokens;
 pub mod trigger;
 pub mod trim;

@@ -83,8 +83,9 @@ pub fn check_keys(options: &JsValue, allowed: &[&str]) -> Result<(), JsValue> {
 
 /// A string argument: `INVALID_INPUT` at `path` for anything else (a number, an object), instead of
 /// the `TypeError` the generated glue would throw.
+/// A long string crosses as UTF-8 bytes ([`super::plain::string_of`]).
 pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
-    value.as_string().ok_or_else(|| {
+    super::plain::string_of(value).ok_or_else(|| {
         super::error::to_js(
             &Error::invalid_input(
                 path,
@@ -96,6 +97,26 @@ pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
             None,
         )
     })
+}
+
+/// JSON text given by the caller (a session log, a session file): [`text_arg`], with the
+/// `\udXXX` escapes of lone surrogates read as the marks the core keeps them as
+/// ([`crate::core::surrogates`]).
+pub fn json_text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
+    let text = text_arg(value, path)?;
+    Ok(match crate::core::surrogates::escapes_to_marks(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(marked) => marked,
+    })
+}
+
+/// JSON text the package writes (a session log): marked lone surrogates as `\udXXX` escapes,
+/// as `JSON.stringify` writes them.
+pub fn json_text_out(text: String) -> String {
+    match crate::core::surrogates::marks_to_escapes(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
 }
 
 /// The caller's message at `index`, or the message exported in the caller's format.

@@ -185,7 +185,7 @@ pub fn import_session(
     #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] kind: JsValue,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let text = super::convert::text_arg(&text, "text")?;
+    let text = super::convert::json_text_arg(&text, "text")?;
     let kind = super::convert::text_arg(&kind, "kind")?;
     let read = super::session_file::read_args(&options, "options", &["strict"])?;
     let session = super::session_file::import(&text, &kind, "kind", read.options)?;

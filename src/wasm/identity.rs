@@ -24,19 +24,7 @@ use crate::core::prune::{PartCost, PruneKind};
 use crate::core::summary::Recognizer;
 use crate::formats::{detect, Format};
 
-#[wasm_bindgen(inline_js = r#"
-let buffer = new Uint32Array(1024);
-export function identify(map, messages) {
-  const n = messages.length;
-  if (buffer.length < n) buffer = new Uint32Array(Math.max(n, buffer.length * 2));
-  for (let i = 0; i < n; i++) {
-    const m = messages[i];
-    const id = m !== null && typeof m === "object" ? map.get(m) : undefined;
-    buffer[i] = id === undefined ? 0 : id;
-  }
-  return buffer;
-}
-"#)]
+#[wasm_bindgen(module = "/js/snippets/identity.js")]
 extern "C" {
     /// The known id of each message (0 when unknown), in a buffer reused across calls (no garbage
     /// per call); only its first `messages.length` entries are meaningful. Throws (caught) when

@@ -9,7 +9,11 @@
 //! a Proxy that throws or answers differently on a second read cannot unwind through wasm frames.
 //! The recursive conversion that follows therefore never overflows the wasm stack.
 //!
+//! A value with a `toJSON` method is read as `JSON.stringify` reads it: a `Date` becomes its ISO
+//! string (in a session's log, in a rewritten message, in converted messages).
+//!
 //! The way back, [`to_js`], writes JSON text and lets the engine's `JSON.parse` build the value.
+//! The JS half of this module is `js/snippets/plain.js`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -17,345 +21,14 @@ use wasm_bindgen::prelude::*;
 
 use super::error::to_js as error_to_js;
 use crate::core::error::Error;
+use crate::core::surrogates::marks_to_escapes;
 
 /// The most levels of nesting accepted in one value (a message, an option, a usage object).
 pub const MAX_DEPTH: u32 = 100;
 /// The most objects and arrays accepted in one value.
 pub const MAX_NODES: u32 = 5_000_000;
 
-#[wasm_bindgen(inline_js = "
-export function snapshot(array) {
-  return Array.prototype.slice.call(array);
-}
-const ENCODER = new TextEncoder();
-// A plain value as the UTF-8 bytes of its JSON text: the engine's encoder writes them far faster
-// than a string crosses into wasm character by character.
-export function jsonBytes(value) {
-  return ENCODER.encode(JSON.stringify(value));
-}
-const BINARY = '\\u0000binary';
-const HEAD_BYTES = 65536;
-function bytesOf(v) {
-  return v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-}
-function base64(bytes) {
-  if (typeof Buffer === 'function') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 32768) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 32768));
-  return btoa(s);
-}
-function isBinary(v) {
-  return ArrayBuffer.isView(v) || v instanceof ArrayBuffer || (typeof URL === 'function' && v instanceof URL);
-}
-// mode 0: options (binary is refused later); 1: a placeholder that restoreBinaries puts back;
-// 2: the data inline (base64 text, a URL's href), for what is stored as JSON.
-function stand(v, k, mode) {
-  if (typeof URL === 'function' && v instanceof URL) return mode === 2 ? v.href : { [BINARY]: k, url: v.href };
-  const bytes = bytesOf(v);
-  if (mode === 2) return base64(bytes);
-  return { [BINARY]: k, bytes: bytes.length, head: base64(bytes.subarray(0, HEAD_BYTES)) };
-}
-// LangChain messages in the plain form the package reads: a `BaseMessage` instance as its
-// serializable fields and type, its serialized form (`toJSON()`) likewise.
-const LC_CLASSES = { HumanMessage: 'human', AIMessage: 'ai', SystemMessage: 'system', ToolMessage: 'tool' };
-function langchainPlain(v) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  if (typeof v.getType === 'function' && typeof v.toJSON === 'function' && 'lc_kwargs' in v) {
-    const json = v.toJSON();
-    return { ...(json && typeof json.kwargs === 'object' ? json.kwargs : {}), type: v.getType() };
-  }
-  if (v.lc === 1 && v.type === 'constructor' && Array.isArray(v.id) && v.kwargs !== null && typeof v.kwargs === 'object') {
-    const type = LC_CLASSES[String(v.id[v.id.length - 1]).replace(/Chunk$/, '')];
-    if (type !== undefined) return { ...v.kwargs, type };
-  }
-  return undefined;
-}
-function langchainMessages(value) {
-  if (!Array.isArray(value)) return langchainPlain(value);
-  let copy;
-  for (let i = 0; i < value.length; i++) {
-    const plain = langchainPlain(value[i]);
-    if (plain === undefined) continue;
-    copy ??= value.slice();
-    copy[i] = plain;
-  }
-  return copy;
-}
-export function plainShape(given, maxDepth, maxNodes, mode) {
-  const options = mode === 0;
-  const substituted = options ? undefined : langchainMessages(given);
-  // A Map is read as an object of its entries, a Set as an array (here, where reading them may throw).
-  const unwrap = (v) => v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? Array.from(v) : v;
-  const value = unwrap(substituted ?? given);
-  const bad = (v, key) => {
-    if (typeof v === 'bigint') return 'bigint';
-    if (options && typeof v === 'number' && !Number.isFinite(v)) return 'number';
-    if (!options && typeof v === 'string' && /id$/i.test(key) && typeof v.isWellFormed === 'function' && !v.isWellFormed()) return 'surrogate';
-    return undefined;
-  };
-  const top = bad(value, '');
-  if (top) return { path: '', reason: top };
-  if (value === null || typeof value !== 'object' || isBinary(value)) return value === given ? undefined : { value, binaries: [] };
-  // The walk copies what it reads (own enumerable fields, arrays, primitives as they are) and the
-  // conversion reads the copy: a getter or a Proxy of the caller's is read exactly once, so one
-  // that throws or changes on a second read cannot reach the conversion inside wasm.
-  const shell = (v) => Array.isArray(v) ? new Array(v.length) : {};
-  const values = [value], depths = [1], parents = [-1], keys = [''];
-  const copies = [shell(value)];
-  // Whether the copy reads the same as JSON text (no function or symbol values, which JSON drops).
-  let text = true;
-  const found = [];
-  let nodes = 0;
-  const pathOf = (i) => {
-    let p = '';
-    for (; i > 0; i = parents[i]) p = keys[i] + p;
-    return p;
-  };
-  const keyText = (array, k, name) => array ? '[' + k + ']' : (/^[A-Za-z_$][\\w$]*$/.test(name) ? '.' + name : '[' + JSON.stringify(name) + ']');
-  const stack = [0];
-  while (stack.length > 0) {
-    const i = stack.pop();
-    const v = values[i];
-    if (depths[i] > maxDepth) return { path: pathOf(i), reason: 'depth' };
-    if (++nodes > maxNodes) return { path: pathOf(i), reason: 'size' };
-    const c = copies[i];
-    const array = Array.isArray(v);
-    const own = array ? null : Object.keys(v);
-    const n = array ? v.length : own.length;
-    if (!array) for (const name of own) if (name !== '__proto__') c[name] = undefined;
-    for (let k = n - 1; k >= 0; k--) {
-      const name = array ? '' : own[k];
-      if (!array && name === '__proto__') return { path: pathOf(i) + keyText(false, k, name), reason: 'proto' };
-      const child = unwrap(array ? v[k] : v[name]);
-      const problem = bad(child, name);
-      if (problem) return { path: pathOf(i) + keyText(array, k, name), reason: problem };
-      const slot = array ? k : name;
-      if (child === null || typeof child !== 'object') {
-        if (typeof child === 'function' || typeof child === 'symbol') text = false;
-        // An undefined field is absent (as in JSON), whichever way the copy is read.
-        if (child === undefined && !array) delete c[slot];
-        else c[slot] = child;
-        continue;
-      }
-      if (isBinary(child)) {
-        c[slot] = child;
-        if (!options) found.push([i, slot, child]);
-        continue;
-      }
-      const cc = shell(child);
-      c[slot] = cc;
-      copies.push(cc);
-      values.push(child);
-      depths.push(depths[i] + 1);
-      parents.push(i);
-      keys.push(keyText(array, k, name));
-      stack.push(values.length - 1);
-    }
-  }
-  const binaries = [];
-  for (const [i, key, child] of found) {
-    copies[i][key] = stand(child, binaries.length, mode);
-    binaries.push(child);
-  }
-  // Many objects cost many crossings value by value; a few (one message) cost less than the JSON
-  // (long strings cross through the engine's encoder either way, see scripts/fast-strings.mjs).
-  return { value: copies[0], binaries, text: text && nodes >= 32 };
-}
-// A message array prepared for reading on demand (`trimMessages`): the messages in the form
-// `plainShape` reads them (LangChain messages as plain objects), and for each message the FNV-1a
-// hash (of the UTF-16 code units) of every string under a key ending in 'id' (any case) that it
-// holds itself or in an object element of one of its array fields, as [hash, index] pairs sorted:
-// every importer reads tool ids there and nowhere deeper (`message.tool_call_id`,
-// `message.content[k].toolCallId`, `message.tool_calls[k].id`...). With `detect`, also what format
-// detection reads of each message (see below).
-// `undefined` when, within those two levels, the array holds anything but plain objects and arrays
-// (a class instance, a Map or Set, which `plainShape` would read as plain data where the walk did
-// not look; with `detect`, a BigInt, a function or a symbol where detection looks) or a getter
-// throws: the caller then converts the array whole. Deeper values are not looked at here: a
-// message is checked whole when it is read.
-function plainObject(v) {
-  const p = Object.getPrototypeOf(v);
-  return p === Object.prototype || p === null;
-}
-function idHash(s) {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
-  return h >>> 0;
-}
-function idKey(key) {
-  const n = key.length;
-  return n >= 2 && (key.charCodeAt(n - 1) | 32) === 100 && (key.charCodeAt(n - 2) | 32) === 105;
-}
-const NOT_PLAIN = {};
-// What format detection (formats/detect.rs) reads of a value at `level` (0: a message, 1: a block
-// of its `content` array, 2: a block of that block's `content`), as JSON text: the fields of an
-// object with their `type` strings (and a message's `role`), the blocks of `content` arrays below
-// level 2, and of every other value only its kind ('' for a string, 0 for a finite number, false
-// for a boolean; null for a non-finite number, as JSON has it).
-function shapeText(v, level, keyTexts) {
-  switch (typeof v) {
-    case 'string': return '\"\"';
-    case 'number': return Number.isFinite(v) ? '0' : 'null';
-    case 'boolean': return 'false';
-    case 'undefined': return 'null';
-    case 'object': break;
-    default: throw NOT_PLAIN;
-  }
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return '[]';
-  if (level > 2 || isBinary(v)) return '{}';
-  let out = '{';
-  for (const key of Object.keys(v)) {
-    if (key === '__proto__') throw NOT_PLAIN;
-    const c = v[key];
-    let t = keyTexts.get(key);
-    if (t === undefined) {
-      t = JSON.stringify(key) + ':';
-      keyTexts.set(key, t);
-    }
-    if (out.length > 1) out += ',';
-    out += t;
-    if (typeof c === 'string' && (key === 'type' || (key === 'role' && level === 0))) out += JSON.stringify(c);
-    else if (key === 'content' && level < 2 && Array.isArray(c)) {
-      out += '[';
-      for (let j = 0; j < c.length; j++) out += (j > 0 ? ',' : '') + shapeText(c[j], level + 1, keyTexts);
-      out += ']';
-    } else out += shapeText(c, 3, keyTexts);
-  }
-  return out + '}';
-}
-// A short key for the shape `shapeText` gives, to tell shapes apart without building their text:
-// a control character per kind and per structure mark, one character per field name and kept
-// string (numbered in `names` from U+0020 on, so never a control character).
-function shapeKey(v, level, names) {
-  switch (typeof v) {
-    case 'string': return '\\x01';
-    case 'number': return Number.isFinite(v) ? '\\x02' : '\\x03';
-    case 'boolean': return '\\x04';
-    case 'undefined': return '\\x03';
-    case 'object': break;
-    default: throw NOT_PLAIN;
-  }
-  if (v === null) return '\\x03';
-  if (Array.isArray(v)) return '\\x05';
-  if (level > 2 || isBinary(v)) return '\\x06';
-  let out = '\\x07';
-  for (const key of Object.keys(v)) {
-    if (key === '__proto__') throw NOT_PLAIN;
-    const c = v[key];
-    out += nameOf(key, names);
-    if (typeof c === 'string' && (key === 'type' || (key === 'role' && level === 0))) out += '\\x08' + nameOf(c, names);
-    else if (key === 'content' && level < 2 && Array.isArray(c)) {
-      out += '\\x09';
-      for (let j = 0; j < c.length; j++) out += shapeKey(c[j], level + 1, names);
-      out += '\\x0a';
-    } else out += shapeKey(c, 3, names);
-  }
-  return out + '\\x0b';
-}
-function nameOf(s, names) {
-  let k = names.get(s);
-  if (k === undefined) {
-    // past the last code unit, the shapes are too many to be worth telling apart: convert whole
-    if (names.size >= 0xffdf) throw NOT_PLAIN;
-    k = String.fromCharCode(0x20 + names.size);
-    names.set(s, k);
-  }
-  return k;
-}
-function onDemandView(array, detect) {
-  const plain = langchainMessages(array) ?? array;
-  const holders = new Map();
-  const hashIds = (o, i) => {
-    for (const key in o) {
-      const c = o[key];
-      if (typeof c === 'string' && idKey(key)) {
-        const h = idHash(c);
-        const at = holders.get(h);
-        if (at === undefined) holders.set(h, [i]);
-        else if (at[at.length - 1] !== i) at.push(i);
-      }
-    }
-  };
-  // a value at the levels the walk reads: false when it is not plain data
-  const plainValue = (v) => v === null || typeof v !== 'object' || Array.isArray(v) || isBinary(v) || plainObject(v);
-  for (let i = 0; i < plain.length; i++) {
-    const m = plain[i];
-    if (m === null || typeof m !== 'object' || Array.isArray(m) || isBinary(m)) continue;
-    if (!plainObject(m)) return undefined;
-    hashIds(m, i);
-    for (const key in m) {
-      const c = m[key];
-      if (c === null || typeof c !== 'object') continue;
-      if (!Array.isArray(c)) {
-        if (!plainValue(c)) return undefined;
-        continue;
-      }
-      for (let k = 0; k < c.length; k++) {
-        const e = c[k];
-        if (e === null || typeof e !== 'object' || Array.isArray(e) || isBinary(e)) continue;
-        if (!plainObject(e)) return undefined;
-        hashIds(e, i);
-      }
-    }
-  }
-  let shapes, order;
-  if (detect) {
-    // Messages of one shape share it: `order[i]` is the shape of message `i`.
-    const keyTexts = new Map();
-    const names = new Map();
-    const seen = new Map();
-    const list = [];
-    order = new Uint32Array(plain.length);
-    try {
-      for (let i = 0; i < plain.length; i++) {
-        const key = shapeKey(plain[i], 0, names);
-        let k = seen.get(key);
-        if (k === undefined) {
-          k = list.length;
-          list.push(shapeText(plain[i], 0, keyTexts));
-          seen.set(key, k);
-        }
-        order[i] = k;
-      }
-    } catch (e) {
-      if (e === NOT_PLAIN) return undefined;
-      throw e;
-    }
-    shapes = '[' + list.join(',') + ']';
-  }
-  // [hash, index] pairs sorted by hash, then index
-  const hashes = Uint32Array.from(holders.keys()).sort();
-  const ids = [];
-  for (const h of hashes) for (const i of holders.get(h)) ids.push(h, i);
-  return { plain, ids: new Uint32Array(ids), shapes, order };
-}
-export function onDemand(array, detect) {
-  try {
-    return onDemandView(array, detect);
-  } catch {
-    return undefined;
-  }
-}
-// Puts the caller's binary values back in place of their placeholders (in a value built from JSON).
-export function restoreBinaries(value, binaries) {
-  const at = (v) => v !== null && typeof v === 'object' && typeof v[BINARY] === 'number' ? binaries[v[BINARY]] : undefined;
-  const top = at(value);
-  if (top !== undefined) return top;
-  const stack = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object') continue;
-    for (const key of Object.keys(v)) {
-      const child = v[key];
-      const original = at(child);
-      if (original !== undefined) v[key] = original;
-      else if (child !== null && typeof child === 'object') stack.push(child);
-    }
-  }
-  return value;
-}
-")]
+#[wasm_bindgen(module = "/js/snippets/plain.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = snapshot)]
     fn snapshot_array(array: &JsValue) -> Result<js_sys::Array, JsValue>;
@@ -365,6 +38,7 @@ extern "C" {
         max_depth: u32,
         max_nodes: u32,
         mode: u32,
+        split_longs: bool,
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = jsonBytes)]
     fn json_bytes(value: &JsValue) -> Result<js_sys::Uint8Array, JsValue>;
@@ -372,6 +46,43 @@ extern "C" {
     fn restore_binaries(value: &JsValue, binaries: &js_sys::Array) -> JsValue;
     #[wasm_bindgen(js_name = onDemand)]
     fn on_demand_view(array: &js_sys::Array, detect: bool) -> JsValue;
+    #[wasm_bindgen(js_name = utf8Into)]
+    fn utf8_into(value: &JsValue, into: &mut [u8]) -> i32;
+    #[wasm_bindgen(js_name = unreadUnits)]
+    fn unread_units() -> u32;
+    #[wasm_bindgen(js_name = utf8Rest)]
+    fn utf8_rest(into: &mut [u8]) -> i32;
+}
+
+/// What `utf8Into` answers for a value that is not a string.
+const NOT_TEXT: i32 = i32::MIN;
+/// Room for a short string's UTF-8, written in one call.
+const SHORT_BYTES: usize = 256;
+
+/// `value` as a Rust string when it is a JS string (a lone surrogate becomes U+FFFD), written as
+/// UTF-8 by the engine's `TextEncoder.encodeInto` straight into wasm memory: one call for a short
+/// string, and for a long one many times faster than the generated glue, which copies ASCII text
+/// one character at a time.
+pub fn string_of(value: &JsValue) -> Option<String> {
+    let mut bytes = vec![0; SHORT_BYTES];
+    let mut answer = utf8_into(value, &mut bytes);
+    if answer == NOT_TEXT {
+        return None;
+    }
+    // The bytes written before the latest call.
+    let mut done = 0;
+    // What is left takes one byte per UTF-16 unit when it is ASCII, at most three otherwise.
+    for per_unit in [1, 3] {
+        if answer >= 0 {
+            break;
+        }
+        done += usize::try_from(-1 - i64::from(answer)).ok()?;
+        let left = usize::try_from(unread_units()).ok()?;
+        bytes.resize(done.saturating_add(left.saturating_mul(per_unit)), 0);
+        answer = utf8_rest(bytes.get_mut(done..)?);
+    }
+    bytes.truncate(done + usize::try_from(answer).ok()?);
+    String::from_utf8(bytes).ok()
 }
 
 /// A message array prepared for reading one message at a time (see `onDemand` above).
@@ -474,27 +185,32 @@ pub struct Checked {
     pub binaries: Option<js_sys::Array>,
     /// `value` is the walk's plain copy and reads the same as its JSON text.
     pub text: bool,
+    /// The long strings that `value` holds placeholders for ([`LONG_KEY`]), crossing apart.
+    pub longs: Option<js_sys::Array>,
 }
 
 /// Checks the shape of `value` (see the module documentation); `path` names it in errors.
 pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, JsValue> {
-    shape(value, path, kind).map_err(|e| error_to_js(&e, None))
+    shape(value, path, kind, false).map_err(|e| error_to_js(&e, None))
 }
 
 /// [`check_shape`] with the error in the core's terms.
-fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
-    let found = plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode()).map_err(|e| {
-        let detail = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| "reading it threw".to_string());
-        error(kind, path, format!("the value could not be read: {detail}"))
-    })?;
+/// `split_longs`: long strings cross apart ([`Checked::longs`]).
+fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<Checked, Error> {
+    let found =
+        plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode(), split_longs).map_err(|e| {
+            let detail = e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .unwrap_or_else(|| "reading it threw".to_string());
+            error(kind, path, format!("the value could not be read: {detail}"))
+        })?;
     if found.is_undefined() || found.is_null() {
         return Ok(Checked {
             value: value.clone(),
             binaries: None,
             text: false,
+            longs: None,
         });
     }
     let field = |k: &str| js_sys::Reflect::get(&found, &JsValue::from_str(k)).unwrap_or_default();
@@ -503,6 +219,10 @@ fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
             value: field("value"),
             binaries: (kind == Kind::Input && binaries.length() > 0).then_some(binaries),
             text: field("text").as_bool().unwrap_or(false),
+            longs: field("longs")
+                .dyn_into::<js_sys::Array>()
+                .ok()
+                .filter(|l| l.length() > 0),
         });
     }
     let get = |k: &str| field(k).as_string().unwrap_or_default();
@@ -544,13 +264,41 @@ fn json_with_binaries(
     kind: Kind,
     what: &str,
 ) -> Result<(Value, Option<js_sys::Array>), Error> {
-    let checked = shape(value, path, kind)?;
-    if let Some(json) = checked.text.then(|| via_text(&checked.value)).flatten() {
-        return Ok((json, checked.binaries));
+    let checked = shape(value, path, kind, true)?;
+    let mut json = match checked.text.then(|| via_text(&checked.value)).flatten() {
+        Some(json) => json,
+        None => serde_wasm_bindgen::from_value(checked.value)
+            .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))?,
+    };
+    if let Some(longs) = &checked.longs {
+        put_back_longs(&mut json, longs);
     }
-    let json = serde_wasm_bindgen::from_value(checked.value)
-        .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))?;
     Ok((json, checked.binaries))
+}
+
+/// The key of the placeholder that stands for a long string in the walk's copy (`{ [key]: k }`,
+/// the k-th of `longs`).
+const LONG_KEY: &str = "\u{0}text";
+
+/// Puts the long strings back in place of their placeholders, each crossing as UTF-8 bytes.
+fn put_back_longs(json: &mut Value, longs: &js_sys::Array) {
+    let mut stack = vec![json];
+    while let Some(v) = stack.pop() {
+        let long = match v {
+            Value::Object(o) if o.len() == 1 => o.get(LONG_KEY).and_then(Value::as_u64),
+            _ => None,
+        };
+        if let Some(k) = long {
+            let text = u32::try_from(k).ok().map(|k| longs.get(k));
+            *v = Value::String(text.as_ref().and_then(string_of).unwrap_or_default());
+            continue;
+        }
+        match v {
+            Value::Object(o) => stack.extend(o.values_mut()),
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
 }
 
 /// The walk's plain copy read through JSON text: `JSON.stringify` in the engine, one string across
@@ -607,9 +355,11 @@ pub fn with_binaries(
 /// A JSON value as a plain JS value (objects, not Maps): written as JSON text here and parsed by
 /// the engine's `JSON.parse`, which is several times faster than building the value one field at a
 /// time across the boundary.
+///
+/// Lone surrogates marked on the way in ([`crate::core::surrogates`]) come back as they were.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     match serde_json::to_string(value) {
-        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
+        Ok(text) => js_sys::JSON::parse(&marks_to_escapes(&text)).unwrap_or(JsValue::NULL),
         Err(_) => JsValue::NULL,
     }
 }

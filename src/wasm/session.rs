@@ -354,7 +354,7 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         options: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::text_arg(&text, "text")?;
+        let text = super::convert::json_text_arg(&text, "text")?;
         let text = text.as_str();
         let (options, session_options, callbacks) = parse_options(&options)?;
         let inner = Inner {
@@ -397,7 +397,7 @@ impl Session {
         options: JsValue,
         read: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::text_arg(&text, "text")?;
+        let text = super::convert::json_text_arg(&text, "text")?;
         let source = super::convert::text_arg(&source, "source")?;
         let (options, session_options, callbacks) = parse_options(&options)?;
         let read = super::session_file::read_args(&read, "read", &["strict", "onWarning"])?;
@@ -497,7 +497,7 @@ impl Session {
         state
             .core
             .as_ref()
-            .map(|c| c.to_jsonl())
+            .map(|c| super::convert::json_text_out(c.to_jsonl()))
             .unwrap_or_default()
     }
 
@@ -508,7 +508,7 @@ impl Session {
         state
             .core
             .as_mut()
-            .map(|c| c.take_new_lines())
+            .map(|c| super::convert::json_text_out(c.take_new_lines()))
             .unwrap_or_default()
     }
 

@@ -172,3 +172,59 @@ test("npx context-compaction inspector serves the installed package; the page wo
   assert.ok(code === 0 || signal === "SIGTERM", `inspector ended with ${code ?? signal}: ${err}`);
   assert.equal(err, "");
 });
+
+test("the tarball's declarations: arethetypeswrong finds no problem in any entry point", () => {
+  const dir = consumerWith("install-attw");
+  const tarball = join(`${dir}-pack`, readdirSync(`${dir}-pack`).find((f) => f.endsWith(".tgz")));
+  /** attw's JSON report and exit status (the report goes through a file: a pipe may be cut at exit). */
+  const attw = (name, args) => {
+    const out = join(dir, `${name}.json`);
+    const r = spawnSync("sh", ["-c", `"$0" --format json "$@" -- "${tarball}" > "${out}"`, join(root, "node_modules/.bin/attw"), ...args], { encoding: "utf8" });
+    return { status: r.status, stderr: r.stderr, report: JSON.parse(readFileSync(out, "utf8")) };
+  };
+  // Every entry but the browser ones, in every resolution mode (node10, node16 from CJS and from
+  // ESM, bundler): each has the types of its own module system.
+  const esmOnly = ["./web", "./bundler"];
+  const strict = attw("strict", ["--exclude-entrypoints", ...esmOnly]);
+  assert.deepEqual(strict.report.problems, {}, JSON.stringify(strict.report.problems, null, 1));
+  assert.equal(strict.status, 0, strict.stderr);
+  // The browser entries are ES modules only (the bundler one initialises with a top-level await):
+  // checked as such, where a `require` of them has no meaning.
+  const browser = attw("esm-only", ["--entrypoints", ...esmOnly, "--profile", "esm-only"]);
+  const counted = Object.values(browser.report.problems).flat().filter((p) => !["node10", "node16-cjs"].includes(p.resolutionKind));
+  assert.deepEqual(counted, []);
+  assert.equal(browser.status, 0, browser.stderr);
+  const checked = [...Object.keys(strict.report.analysis.entrypoints), ...Object.keys(browser.report.analysis.entrypoints)];
+  const exported = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).exports).filter((k) => !k.includes("*") && k !== "./package.json");
+  for (const entry of exported) assert.ok(checked.includes(entry), `attw did not check ${entry}`);
+});
+
+test("default and named imports, ES module and CommonJS: the types allow exactly what runs", () => {
+  const dir = consumerWith("install-imports");
+  const files = {
+    "named.mjs": `import { countTokens } from "context-compaction"; import * as all from "context-compaction"; console.log(countTokens("hello world", "o200k_base"), typeof all.Compactor);`,
+    "named.cjs": `const { countTokens } = require("context-compaction"); const all = require("context-compaction"); console.log(countTokens("hello world", "o200k_base"), typeof all.Compactor);`,
+    "default.mjs": `import cc from "context-compaction"; console.log(typeof cc);`,
+    "named.mts": `import { countTokens, Compactor } from "context-compaction"; import * as all from "context-compaction"; const n: number = countTokens("x", "o200k_base"); new all.Compactor({ contextWindow: 1000 }); export { n, Compactor };`,
+    "named.cts": `import { countTokens } from "context-compaction"; import all = require("context-compaction"); const n: number = countTokens("x", "o200k_base") + all.estimateTokens("x"); export { n };`,
+    "default.mts": `import cc from "context-compaction";\nexport const x = cc;`,
+    "stores.mts": `import { sqliteStore } from "context-compaction/sqlite"; import { fileStore } from "context-compaction/file"; export { sqliteStore, fileStore };`,
+    "stores.cts": `import { sqliteStore } from "context-compaction/sqlite"; import { fileStore } from "context-compaction/file"; export { sqliteStore, fileStore };`,
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom", "esnext.disposable"], types: [], skipLibCheck: false },
+      files: ["named.mts", "named.cts", "default.mts", "stores.mts", "stores.cts"],
+    }),
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const node = (file) => spawnSync(process.execPath, [file], { cwd: dir, encoding: "utf8" });
+  assert.equal(node("named.mjs").stdout.trim(), "2 function");
+  assert.equal(node("named.cjs").stdout.trim(), "2 function");
+  const defaultRun = node("default.mjs");
+  assert.notEqual(defaultRun.status, 0);
+  assert.match(defaultRun.stderr, /does not provide an export named 'default'/);
+  // tsc accepts the named imports of both systems and refuses the default import that throws.
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, encoding: "utf8" });
+  const errors = tsc.stdout.split("\n").filter((l) => /error TS/.test(l));
+  assert.equal(errors.length, 1, tsc.stdout);
+  assert.match(errors[0], /^default\.mts\(1,8\): error TS1192: Module .* has no default export/);
+});

@@ -17,7 +17,7 @@ function documentedNames() {
   const fromReadme = [...table.matchAll(/^\| `"([a-z0-9-]+)"` \|/gm)].map((m) => m[1]);
   const presets = read("docs/presets.md");
   const fromDocs = [...presets.matchAll(/^\| `([a-z0-9-]+)`(?: \(`([a-z0-9-]+)`\))? \|/gm)].flatMap((m) => [m[1], m[2]]).filter(Boolean);
-  const types = read("src/wasm/types.rs");
+  const types = read("js/types/options.d.ts");
   const union = types.slice(types.indexOf("export type PresetName ="), types.indexOf(";", types.indexOf("export type PresetName =")));
   return { fromReadme, fromDocs, fromType: quoted(union) };
 }

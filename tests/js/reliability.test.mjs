@@ -103,8 +103,10 @@ test("arrays cross as JSON text, and what JSON cannot say takes the value-by-val
   // Enough messages that the whole array goes through JSON text (format detection, repair).
   const many = (last) => [...Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}` })), last];
   const total = (messages) => new Compactor({ contextWindow: 10_000, summarize: "extractive", selfCalibration: false }).estimate(messages).total;
-  // A lone surrogate in text (JSON escapes it, serde_json refuses it): read as U+FFFD, as before.
-  assert.equal(total(many({ role: "user", content: "a\ud800b" })), total(many({ role: "user", content: "a\ufffdb" })));
+  // A lone surrogate in text (JSON escapes it, serde_json refuses it): kept, as a mark the core
+  // holds (src/core/surrogates.rs), estimated within a token of U+FFFD.
+  const lone = total(many({ role: "user", content: "a\ud800b" })) - total(many({ role: "user", content: "a\ufffdb" }));
+  assert.ok(lone >= 0 && lone <= 1, `${lone}`);
   assert.deepEqual(validateMessages(many({ role: "user", content: "a\ud800b" })), []);
   // A function value is still not plain data.
   assert.throws(() => validateMessages(many({ role: "user", content: "hi", extra: () => 1 })), isCode("INVALID_INPUT", "messages"));

@@ -1,7 +1,8 @@
-// Long strings cross into wasm through the engine's UTF-8 encoder (scripts/fast-strings.mjs patches
-// the glue from 128 characters on): what arrives is what the string holds, whether it is ASCII,
-// starts or ends with other characters, or has a surrogate pair where the first, ASCII-sized write
-// runs out of room; a lone surrogate arrives as U+FFFD, as it does in a short string.
+// Strings cross into wasm as the UTF-8 the engine's `TextEncoder.encodeInto` writes into wasm
+// memory (src/wasm/plain.rs `string_of`: a 256-byte first write, then one byte per unit left, then
+// three): what arrives is what the string holds, whether it is ASCII, starts or ends with other
+// characters, or has a surrogate pair where a write runs out of room; a lone surrogate arrives as
+// U+FFFD, as it does in a short string.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { countTokens, estimateTokens, importSession } from "context-compaction";
@@ -11,7 +12,7 @@ const ascii = (n) => "abcdefghij klmnop, qrstuv.\n".repeat(Math.ceil(n / 27)).sl
 /** Strings around the 128-character switch and the end of the first write, in every composition. */
 function cases() {
   const out = [];
-  for (const n of [0, 1, 100, 127, 128, 129, 130, 1_000, 100_000]) {
+  for (const n of [0, 1, 100, 127, 128, 129, 130, 254, 255, 256, 257, 1_000, 100_000]) {
     const base = ascii(n);
     out.push(base, "é" + base, base + "é", "😀" + base, base + "😀", "日本語のテキスト".repeat(Math.ceil(n / 8)).slice(0, n));
     if (n > 2) {

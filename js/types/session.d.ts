@@ -1,9 +1,8 @@
-//! The TypeScript declarations of `Session` (generic over the caller's message type).
+// The `Session` class (src/wasm/session.rs; `Session.open` is declared by js/index.d.ts), its
+// options and what its calls return.
+import type { CompactCallOptions, CompactorOptions, MessageFormat, WorkstreamState } from "./options.js";
+import type { Calibration, CheckResult, CompactResult, TokenUsage } from "./results.js";
 
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(typescript_custom_section)]
-const TS_SESSION: &'static str = r#"
 /** Options of a `Session`: every `Compactor` option, plus the session's own. */
 export interface SessionOptions<M = object> extends Omit<CompactorOptions<M>, "store" | "conversationId" | "leaseMs" | "compactionWaitMs" | "holder"> {
   /** The session's id, written in the log header. Default: 16 random hex digits. */
@@ -179,4 +178,3 @@ export declare class Session<M extends object = object> {
   /** Same as `free()`, for `using session = new Session(...)`. */
   [Symbol.dispose](): void;
 }
-"#;

@@ -1,10 +1,8 @@
-//! The TypeScript declarations of the message formats the package reads and writes, and of the
-//! free functions that take or return them (generic over the caller's message type).
+// The message formats the package reads and writes, and the free functions that take or return
+// them (generic over the caller's message type): src/wasm/functions.rs.
+import type { MessageFormat, TrimOptions } from "./options.js";
+import type { RepairResult, SessionCompaction, Violation } from "./results.js";
 
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(typescript_custom_section)]
-const TS_FORMATS: &'static str = r#"
 /** A JSON value (as the AI SDK declares it). */
 export type JSONValue = null | string | number | boolean | JSONValue[] | { [key: string]: JSONValue | undefined };
 /** Provider-specific options of the AI SDK (`providerOptions`). */
@@ -204,4 +202,3 @@ export function convertMessages<T extends FormatName>(messages: readonly object[
  * within `maxTokens`, never a tool result without its call. Kept messages are your own objects.
  */
 export function trimMessages<M extends object>(messages: readonly M[], options: TrimOptions): M[];
-"#;
