@@ -8,6 +8,7 @@ pub mod format;
 pub mod message;
 pub mod models;
 pub mod options;
+pub mod pipeline;
 pub mod overflow;
 pub mod plan;
 pub mod prepare;
