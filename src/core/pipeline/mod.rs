@@ -145,7 +145,10 @@ impl Pipeline {
         }
         // With the breaker open the failing summarizer is skipped: the extractive summary when
         // the policy would fall back to it, otherwise nothing.
-        if self.policy.recover(ErrorCode::SummarizerFailed, tokens, self.fits) != Recovery::Extractive
+        if self
+            .policy
+            .recover(ErrorCode::SummarizerFailed, tokens, self.fits)
+            != Recovery::Extractive
         {
             return Start::Skip(BREAKER_OPEN);
         }

@@ -14,7 +14,12 @@ fn pipeline(extra: serde_json::Value) -> Pipeline {
     Pipeline::new(&crate::core::options::parse(&o).unwrap())
 }
 
-const ALL: [Kind; 4] = [Kind::Manual, Kind::Automatic, Kind::Forced, Kind::Background];
+const ALL: [Kind; 4] = [
+    Kind::Manual,
+    Kind::Automatic,
+    Kind::Forced,
+    Kind::Background,
+];
 
 #[test]
 fn only_an_automatic_call_waits_for_the_trigger() {
@@ -67,7 +72,10 @@ fn the_breaker_opens_after_max_failures_of_automatic_calls_and_a_success_closes_
     // `compact()` always runs.
     assert!(matches!(
         p.start(Kind::Manual, true, 100),
-        Start::Compact { extractive: false, notice: None }
+        Start::Compact {
+            extractive: false,
+            notice: None
+        }
     ));
     // An extractive fallback is not the summarizer's success: the breaker stays open.
     p.succeeded(false);
@@ -91,7 +99,10 @@ fn auto_policy_falls_back_to_the_extractive_summary_once_the_context_no_longer_f
     ));
     // The breaker is open: below the room nothing runs, past it the extractive summary does,
     // and the notice says why.
-    assert_eq!(p.start(Kind::Automatic, true, fits), Start::Skip(BREAKER_OPEN));
+    assert_eq!(
+        p.start(Kind::Automatic, true, fits),
+        Start::Skip(BREAKER_OPEN)
+    );
     match p.start(Kind::Automatic, true, fits + 1) {
         Start::Compact {
             extractive: true,
