@@ -1,6 +1,8 @@
 //! One call of the caller's `summarize` function: it receives an `AbortSignal` that aborts on
 //! timeout or when the caller's own signal aborts, its answer may be a value or a promise of one,
 //! and every timer and listener is removed afterwards (a pending timer would keep Node alive).
+//! Also: awaiting a hook for at most `timeoutMs` ([`settle`]), and the re-entry guard that refuses
+//! `compact()`/`prepare()` from inside the handle's own summarizer or hook ([`Reentry`]).
 
 use crate::core::error::{Error, ErrorCode};
 use js_sys::{Function, Object, Promise, Reflect};

@@ -1,8 +1,10 @@
-//! `compact` and `maybeCompact`: plan, ask the caller's `summarize` for each piece (with timeout,
-//! abort, retries with backoff), validate, render. Works on an owned snapshot: no borrow of the
-//! `Compactor` is held across an `.await`, so callbacks may call back into it, and overlapping
-//! calls do not interfere. Any failure leaves the caller's array untouched and rejects with a
-//! `CompactionError`.
+//! `compact` and `maybeCompact`: carry out the core pipeline's decisions
+//! ([`crate::core::pipeline`]: trigger gate, breaker, `onFailure`, extractive fallback) on the
+//! Compactor's analyzed messages, ask the caller's `summarize` ([`super::summarize`]), and build
+//! the result. Also `report`, the `onError` call both handles use. Works on an owned snapshot: no
+//! borrow of the `Compactor` is held across an `.await`, so callbacks may call back into it, and
+//! overlapping calls do not interfere. Any failure leaves the caller's array untouched and
+//! rejects with a `CompactionError` (or, for `maybeCompact`, becomes what `onFailure` says).
 
 use super::analyze::{Analyzed, Inner};
 use super::call::{call_options, CallOptions};

@@ -1,7 +1,10 @@
 //! Compactions of a `Session`: `compact()` (waits for one already running), and `prepare()`, the
 //! render pipeline before a request (compacts at the trigger, starts a background compaction past
-//! the background threshold, then renders). A compaction works on a snapshot and commits with the
-//! core's rule, so the conversation may go on while the summary is written.
+//! the background threshold, then renders; it first waits for a compaction running in the
+//! foreground). Every compaction carries out the core pipeline's decisions
+//! ([`crate::core::pipeline`]), the same as the `Compactor`'s: trigger gate, breaker, `onFailure`
+//! and the extractive fallback, continuation. A compaction works on a snapshot and commits with
+//! the core's rule, so the conversation may go on while the summary is written.
 
 use std::rc::Rc;
 

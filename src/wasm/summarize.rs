@@ -1,7 +1,9 @@
 //! The summarizer calls of one compaction, for a `Compactor` or a `Session`: the
 //! `onBeforeCompaction` hook, the pieces of the core's summary job run in parallel with timeout,
 //! abort and retries (the schedule is the core's `driver`), answer validation, the no-progress
-//! check, `onAfterCompaction` and `onProgress`. No borrow is held across an `.await`.
+//! check, `onAfterCompaction` and `onProgress`. Every hook is awaited for at most `timeoutMs`, and
+//! every call into the caller's code is counted by the handle's re-entry guard
+//! ([`super::call::Reentry`]). No borrow is held across an `.await`.
 
 use super::call::CallOptions;
 use super::call::{
