@@ -10,6 +10,7 @@ pub mod message;
 pub mod models;
 pub mod options;
 pub mod overflow;
+pub mod pipeline;
 pub mod plan;
 pub mod prepare;
 pub mod preset;

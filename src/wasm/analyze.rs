@@ -9,7 +9,7 @@ use super::convert::Incoming;
 use super::error::throw;
 use super::identity::{IdentityCache, Totals};
 use super::options::{estimator_for, Callbacks};
-use crate::core::driver::{continuation, replaced_upto, Breaker};
+use crate::core::driver::{continuation, replaced_upto};
 use crate::core::error::Error;
 use crate::core::estimate::{calibrate, Estimate, Estimator, Usage};
 use crate::core::message::Part;
@@ -58,9 +58,8 @@ const LEARN_WINDOW: usize = 256;
 
 /// Mutable state, borrowed briefly and never across an `.await`.
 pub struct State {
-    /// Automatic compaction stops after repeated failures.
-    pub breaker: Breaker,
-    pub compactions: u32,
+    /// The breaker and the count of compactions: the core's pipeline decides every call.
+    pub pipeline: crate::core::pipeline::Pipeline,
     pub memo: Option<Memo>,
     /// Counts memos made here (a store records the latest when it changed).
     pub memo_epoch: u64,
@@ -81,6 +80,8 @@ pub struct Inner {
     pub recognizer: Recognizer,
     pub callbacks: Callbacks,
     pub state: RefCell<State>,
+    /// Calls into the caller's code running now (see [`super::call::Reentry`]).
+    pub reentry: super::call::Reentry,
 }
 
 /// One analyzed call: the caller's messages, their estimate and the estimator used.

@@ -1,6 +1,8 @@
 //! One call of the caller's `summarize` function: it receives an `AbortSignal` that aborts on
 //! timeout or when the caller's own signal aborts, its answer may be a value or a promise of one,
 //! and every timer and listener is removed afterwards (a pending timer would keep Node alive).
+//! Also: awaiting a hook for at most `timeoutMs` ([`settle`]), and the re-entry guard that refuses
+//! `compact()`/`prepare()` from inside the handle's own summarizer or hook ([`Reentry`]).
 
 use crate::core::error::{Error, ErrorCode};
 use js_sys::{Function, Object, Promise, Reflect};
@@ -93,6 +95,7 @@ pub async fn call_once(
     request: &Object,
     timeout_ms: u64,
     caller_signal: &JsValue,
+    reentry: &Reentry,
 ) -> Result<JsValue, CallError> {
     if is_aborted(caller_signal) {
         return Err(CallError::Aborted(reason(caller_signal)));
@@ -111,7 +114,7 @@ pub async fn call_once(
         }
     };
 
-    let answer = match summarize.call1(&JsValue::UNDEFINED, request) {
+    let answer = match reentry.call1(summarize, request) {
         Ok(value) => Promise::resolve(&value),
         Err(thrown) => return Err(CallError::Failed(thrown)),
     };
@@ -252,5 +255,86 @@ pub fn call_options(value: &JsValue) -> CallOptions {
         instructions: get("instructions").as_string(),
         signal: get("signal"),
         force: get("force").as_bool().unwrap_or(false),
+    }
+}
+
+/// Counts the calls into the caller's code (the summarizer, the hooks) that a handle is making
+/// right now, so that a `compact()` or `prepare()` that such code makes on the same handle before
+/// it returns is refused at once instead of waiting for itself.
+#[derive(Clone, Default)]
+pub struct Reentry(Rc<Cell<u32>>);
+
+impl Reentry {
+    /// Calls `f(arg)` counted.
+    pub fn call1(&self, f: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
+        self.0.set(self.0.get().saturating_add(1));
+        let value = f.call1(&JsValue::UNDEFINED, arg);
+        self.0.set(self.0.get().saturating_sub(1));
+        value
+    }
+
+    /// `CONFLICT` when called from inside the handle's own summarizer or hook.
+    pub fn check(&self, method: &str) -> Result<(), JsValue> {
+        if self.0.get() == 0 {
+            return Ok(());
+        }
+        Err(super::error::to_js(
+            &Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{method}() was called from inside this object's own summarizer or hook: it \
+                     would wait for the compaction that is waiting for it; call it after the \
+                     compaction settles"
+                ),
+            ),
+            None,
+        ))
+    }
+}
+
+/// What a hook's answer came to within the time limit.
+pub enum Settled {
+    /// Its value, or the promise's value.
+    Value(JsValue),
+    /// It threw, or its promise rejected.
+    Failed(JsValue),
+    /// Its promise did not settle within the limit.
+    TimedOut,
+}
+
+/// Awaits `value` (a hook's return value, perhaps a promise) for at most `timeout_ms`, so that a
+/// hook that never settles cannot hang the compaction or the calls queued behind it.
+pub async fn settle(value: JsValue, timeout_ms: u64) -> Settled {
+    let Some(promise) = value.dyn_ref::<Promise>() else {
+        return Settled::Value(value);
+    };
+    let timed_out = JsValue::from(Object::new());
+    let timer: Rc<Cell<Option<JsValue>>> = Rc::new(Cell::new(None));
+    let slot = Rc::clone(&timer);
+    let timeout = Promise::new(&mut |resolve, _| {
+        if let (Some(set_timeout), Ok(bound)) = (
+            global_fn("setTimeout"),
+            resolve
+                .bind1(&JsValue::UNDEFINED, &timed_out)
+                .dyn_into::<Function>(),
+        ) {
+            if let Ok(t) = set_timeout.call2(
+                &JsValue::UNDEFINED,
+                &bound,
+                &JsValue::from_f64(timeout_ms as f64),
+            ) {
+                slot.set(Some(t));
+            }
+        }
+    });
+    let race = Promise::race(&js_sys::Array::of2(promise, &timeout));
+    let outcome = JsFuture::from(race).await;
+    if let Some(t) = timer.take() {
+        clear(t);
+    }
+    match outcome {
+        Ok(v) if v == timed_out => Settled::TimedOut,
+        Ok(v) => Settled::Value(v),
+        Err(e) => Settled::Failed(e),
     }
 }

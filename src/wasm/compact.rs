@@ -1,15 +1,18 @@
-//! `compact` and `maybeCompact`: plan, ask the caller's `summarize` for each piece (with timeout,
-//! abort, retries with backoff), validate, render. Works on an owned snapshot: no borrow of the
-//! `Compactor` is held across an `.await`, so callbacks may call back into it, and overlapping
-//! calls do not interfere. Any failure leaves the caller's array untouched and rejects with a
-//! `CompactionError`.
+//! `compact` and `maybeCompact`: carry out the core pipeline's decisions
+//! ([`crate::core::pipeline`]: trigger gate, breaker, `onFailure`, extractive fallback) on the
+//! Compactor's analyzed messages, ask the caller's `summarize` ([`super::summarize`]), and build
+//! the result. Also `report`, the `onError` call both handles use. Works on an owned snapshot: no
+//! borrow of the `Compactor` is held across an `.await`, so callbacks may call back into it, and
+//! overlapping calls do not interfere. Any failure leaves the caller's array untouched and
+//! rejects with a `CompactionError` (or, for `maybeCompact`, becomes what `onFailure` says).
 
 use super::analyze::{Analyzed, Inner};
 use super::call::{call_options, CallOptions};
 use super::convert::{originals, outgoing, to_js};
 use super::summarize::{execute, Exec};
-use crate::core::driver::{next_round, Recovery};
+use crate::core::driver::next_round;
 use crate::core::error::ErrorCode;
+use crate::core::pipeline::{Failed, Kind, Start, CANCELLED, NOTHING_TO_COMPACT};
 use crate::core::plan::Disposition;
 use crate::core::render::Origin;
 use js_sys::{Array, Object, Reflect};
@@ -63,8 +66,8 @@ fn remember(
     inner.remember(a, first_kept, head, head_js);
 }
 
-/// The whole compaction. `automatic`: called by `maybeCompact` (counts toward the circuit breaker,
-/// adds the continue message).
+/// The whole compaction, as the core's pipeline decides it. `automatic`: called by
+/// `maybeCompact` (counts toward the circuit breaker, adds the continue message).
 pub async fn compact(
     inner: Rc<Inner>,
     messages: JsValue,
@@ -72,23 +75,20 @@ pub async fn compact(
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
     let call = call_options(&options);
-    let fits = inner.options.settings.budget.available();
-    let policy = inner.options.on_failure;
-    // With the breaker open, an automatic call skips the failing summarizer: the extractive
-    // summary when the policy would fall back to it, otherwise the messages unchanged.
-    let breaker_fallback = |tokens: usize| {
-        policy.recover(ErrorCode::SummarizerFailed, tokens, fits) == Recovery::Extractive
+    let kind = match (automatic, call.force) {
+        (false, _) => Kind::Manual,
+        (true, false) => Kind::Automatic,
+        (true, true) => Kind::Forced,
     };
-    if automatic && !call.force {
+    if kind == Kind::Automatic {
         // Below the trigger nothing is copied or planned: cached counts decide.
         let q = inner.quick(&messages)?;
-        let off = inner.state.borrow().breaker.is_open();
-        if !q.should_compact || (off && !breaker_fallback(q.tokens)) {
-            let warning = if q.should_compact {
-                BREAKER_OPEN
-            } else {
-                "below the trigger"
-            };
+        let start = inner
+            .state
+            .borrow()
+            .pipeline
+            .start(kind, q.should_compact, q.tokens);
+        if let Start::Skip(warning) = start {
             let result = to_js(
                 &json!({"compacted": false, "continued": q.continued, "summary": null, "tokensBefore": q.tokens, "tokensAfter": q.tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
             );
@@ -104,93 +104,71 @@ pub async fn compact(
     };
     let prepared = inner.prepare(&a, None, call.force)?;
     let tokens_before = a.estimate.total;
-    let mut extractive = inner.options.extractive;
-    if automatic && inner.state.borrow().breaker.is_open() {
-        if !breaker_fallback(tokens_before) {
-            return Ok(unchanged(&a, tokens_before, BREAKER_OPEN));
+    let start =
+        inner
+            .state
+            .borrow()
+            .pipeline
+            .start(kind, prepared.decision.should_compact, tokens_before);
+    let extractive = match start {
+        Start::Skip(warning) => return Ok(unchanged(&a, tokens_before, warning)),
+        Start::Compact { extractive, notice } => {
+            if let Some(notice) = notice {
+                let notice = super::error::to_js(&notice, None);
+                report(
+                    &inner.callbacks,
+                    &inner.reentry,
+                    inner.options.timeout_ms,
+                    &notice,
+                    true,
+                )
+                .await;
+            }
+            extractive
         }
-        // Say so: the summarizer is skipped, the context is over its room.
-        let error = super::error::to_js(
-            &crate::core::error::Error::new(
-                ErrorCode::SummarizerFailed,
-                format!(
-                    "automatic compaction is off after repeated summarizer failures and the context \
-                     ({tokens_before} tokens) no longer fits {fits}: an extractive summary is used"
-                ),
-            ),
-            None,
-        );
-        report(&inner.callbacks, &error, true).await;
-        extractive = true;
-    }
-    if automatic && !prepared.decision.should_compact && !call.force {
-        return Ok(unchanged(&a, tokens_before, "below the trigger"));
-    }
+    };
     let plan = prepared.plan;
     if plan.is_noop() {
-        return Ok(unchanged(&a, tokens_before, "nothing to compact"));
+        return Ok(unchanged(&a, tokens_before, NOTHING_TO_COMPACT));
     }
-    let mut outcome = run(
-        &inner,
-        &a,
-        &plan,
-        &call,
-        tokens_before,
-        automatic,
-        extractive,
-    )
-    .await;
+    let mut outcome = run(&inner, &a, &plan, &call, tokens_before, kind, extractive).await;
+    let mut summarized = !extractive;
     if let Err(error) = &outcome {
         let error = error.clone();
-        let code = code_of(&error);
-        if automatic {
-            inner.state.borrow_mut().breaker.failure();
-        }
-        let recovery = if automatic {
-            policy.recover(code, tokens_before, fits)
-        } else {
-            Recovery::Reject
-        };
-        let swallowed = recovery != Recovery::Reject;
-        report(&inner.callbacks, &error, swallowed).await;
-        match recovery {
-            Recovery::Reject => return Err(error),
-            Recovery::Unchanged => {
-                let text = format!(
-                    "the compaction failed ({}): {}; the messages are unchanged",
-                    code.as_str(),
-                    message_of(&error)
-                );
-                return Ok(unchanged(&a, tokens_before, &text));
-            }
-            Recovery::Extractive => {
-                outcome = run(&inner, &a, &plan, &call, tokens_before, automatic, true).await;
+        let failed = inner.state.borrow_mut().pipeline.failed(
+            kind,
+            code_of(&error),
+            &message_of(&error),
+            tokens_before,
+        );
+        report(
+            &inner.callbacks,
+            &inner.reentry,
+            inner.options.timeout_ms,
+            &error,
+            failed.swallowed(),
+        )
+        .await;
+        match failed {
+            Failed::Reject => return Err(error),
+            Failed::Unchanged(text) => return Ok(unchanged(&a, tokens_before, &text)),
+            Failed::Extractive(text) => {
+                summarized = false;
+                outcome = run(&inner, &a, &plan, &call, tokens_before, kind, true).await;
                 if let Ok(result) = &outcome {
-                    let text = format!(
-                        "the summarizer failed ({}): {}; an extractive summary was used instead",
-                        code.as_str(),
-                        message_of(&error)
-                    );
                     warn(result, &text);
                 }
             }
         }
     }
     if outcome.is_ok() {
-        let mut state = inner.state.borrow_mut();
-        if !extractive {
-            state.breaker.success();
-        }
-        state.compactions += 1;
+        inner.state.borrow_mut().pipeline.succeeded(summarized);
     }
     outcome
 }
 
-const BREAKER_OPEN: &str =
-    "automatic compaction is off after repeated failures; call compact() to retry";
-
 /// The code of a `CompactionError` (`SUMMARIZER_FAILED` for anything else).
-fn code_of(error: &JsValue) -> ErrorCode {
+pub fn code_of(error: &JsValue) -> ErrorCode {
     Reflect::get(error, &JsValue::from_str("code"))
         .ok()
         .and_then(|c| c.as_string())
@@ -198,7 +176,7 @@ fn code_of(error: &JsValue) -> ErrorCode {
         .unwrap_or(ErrorCode::SummarizerFailed)
 }
 
-fn message_of(error: &JsValue) -> String {
+pub fn message_of(error: &JsValue) -> String {
     Reflect::get(error, &JsValue::from_str("message"))
         .ok()
         .and_then(|c| c.as_string())
@@ -206,7 +184,7 @@ fn message_of(error: &JsValue) -> String {
 }
 
 /// Adds a warning to a result's `warnings`.
-fn warn(result: &JsValue, text: &str) {
+pub fn warn(result: &JsValue, text: &str) {
     if let Ok(list) = Reflect::get(result, &JsValue::from_str("warnings")) {
         if let Some(list) = list.dyn_ref::<Array>() {
             list.push(&JsValue::from_str(text));
@@ -214,15 +192,20 @@ fn warn(result: &JsValue, text: &str) {
     }
 }
 
-/// Reports a failed compaction to `onError` (awaited; its own errors are ignored). Without a hook,
-/// a failure that does not reject is written to `console.warn`, so it is never silent.
-async fn report(callbacks: &super::options::Callbacks, error: &JsValue, swallowed: bool) {
+/// Reports a failed compaction to `onError` (awaited for at most `timeoutMs`; its own errors are
+/// ignored). Without a hook, a failure that does not reject is written to `console.warn`, so it
+/// is never silent.
+pub async fn report(
+    callbacks: &super::options::Callbacks,
+    reentry: &super::call::Reentry,
+    timeout_ms: u64,
+    error: &JsValue,
+    swallowed: bool,
+) {
     match &callbacks.on_error {
         Some(hook) => {
-            if let Ok(value) = hook.call1(&JsValue::UNDEFINED, error) {
-                if let Some(promise) = value.dyn_ref::<js_sys::Promise>() {
-                    let _ = wasm_bindgen_futures::JsFuture::from(promise.clone()).await;
-                }
+            if let Ok(value) = reentry.call1(hook, error) {
+                let _ = super::call::settle(value, timeout_ms).await;
             }
         }
         None if swallowed => {
@@ -249,22 +232,24 @@ async fn run(
     plan: &crate::core::plan::Plan,
     call: &CallOptions,
     tokens_before: usize,
-    automatic: bool,
+    kind: Kind,
     extractive: bool,
 ) -> Result<JsValue, JsValue> {
+    let automatic = kind.continues();
     let previous = plan.previous_summary.map(|i| {
         a.incoming
             .messages
             .get(i)
             .and_then(|m| inner.recognizer.round(&m.plain_text()))
     });
-    let round = next_round(previous, inner.state.borrow().compactions);
+    let round = next_round(previous, inner.state.borrow().pipeline.compactions());
     let exec = Exec {
         options: &inner.options,
         callbacks: &inner.callbacks,
         estimator: &a.estimator,
         state: None,
         extractive,
+        reentry: &inner.reentry,
     };
     let Some(done) = execute(
         &exec,
@@ -278,11 +263,7 @@ async fn run(
     )
     .await?
     else {
-        return Ok(unchanged(
-            a,
-            tokens_before,
-            "cancelled by onBeforeCompaction",
-        ));
+        return Ok(unchanged(a, tokens_before, CANCELLED));
     };
     let removed: Vec<usize> = plan
         .dispositions
@@ -310,7 +291,7 @@ async fn run(
         warn(&result, text);
     }
     let out = outgoing(&a.incoming, &done.rendered);
-    if automatic {
+    if kind.is_automatic() {
         remember(inner, a, plan, &done.rendered, &out);
     }
     set(result.unchecked_ref(), "messages", &out);

@@ -13,7 +13,6 @@ use super::convert::to_js;
 use super::error::throw;
 use super::identity::IdentityCache;
 use super::options::split_options;
-use crate::core::driver::Breaker;
 use crate::core::estimate::Usage;
 use crate::core::options::parse;
 use crate::core::plan::{Disposition, Escalation, Plan};
@@ -114,8 +113,7 @@ impl Compactor {
         throw(options.check_summarizer(callbacks.summarize.is_some()))?;
         let recognizer = Recognizer::with(&options.settings.summary);
         let state = RefCell::new(State {
-            breaker: Breaker::new(options.max_consecutive_failures),
-            compactions: 0,
+            pipeline: crate::core::pipeline::Pipeline::new(&options),
             memo: None,
             memo_epoch: 0,
             identity: IdentityCache::default(),
@@ -128,6 +126,7 @@ impl Compactor {
                 recognizer,
                 callbacks,
                 state,
+                reentry: super::call::Reentry::default(),
             }),
         })
     }
@@ -234,6 +233,9 @@ impl Compactor {
     /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a
     /// `CompactionError` leaving the input untouched. `options`: `{ instructions?, signal?, force? }`.
     pub fn compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
+        if let Err(e) = self.inner.reentry.check("compact") {
+            return js_sys::Promise::reject(&e);
+        }
         let snapshot = self.converted(&messages, &options);
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
@@ -245,6 +247,9 @@ impl Compactor {
     /// (fits AI SDK `prepareStep`). Stops after repeated failures (the circuit breaker).
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
+        if let Err(e) = self.inner.reentry.check("maybeCompact") {
+            return js_sys::Promise::reject(&e);
+        }
         let inner = Rc::clone(&self.inner);
         let snapshot = self.converted(&messages, &options);
         wasm_bindgen_futures::future_to_promise(async move {

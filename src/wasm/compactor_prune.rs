@@ -39,33 +39,46 @@ impl Compactor {
                 list.push((action.part, action.kind.clone()));
             }
         }
+        // What the previous call made is reused; the rest is exported after the borrow ends
+        // (exporting reads the caller's objects, whose getters may call back into this object).
+        let reused: Vec<Option<Vec<JsValue>>> = by_message
+            .iter()
+            .enumerate()
+            .map(|(i, done)| {
+                let id = a.ids.get(i).copied().unwrap_or(0);
+                let entry = state.identity.get_mut(id)?;
+                entry
+                    .pruned
+                    .as_ref()
+                    .filter(|(made, _)| !done.is_empty() && made == done)
+                    .map(|(_, values)| values.clone())
+            })
+            .collect();
+        drop(state);
         let out = Array::new();
-        for (i, done) in by_message.into_iter().enumerate() {
-            let index = u32::try_from(i).unwrap_or(u32::MAX);
-            let original = a.incoming.array.get(index);
+        let mut made = Vec::new();
+        for (i, (done, reused)) in by_message.into_iter().zip(reused).enumerate() {
+            let original = a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
             if done.is_empty() {
                 out.push(&original);
                 continue;
             }
-            let id = a.ids.get(i).copied().unwrap_or(0);
-            let entry = state.identity.get_mut(id);
-            let reused = entry
-                .as_ref()
-                .and_then(|e| e.pruned.as_ref())
-                .filter(|(made, _)| *made == done)
-                .map(|(_, values)| values.clone());
             let values = match reused {
                 Some(values) => values,
                 None => {
                     let values = export(&a, i, &actions, &original);
-                    if let Some(e) = entry {
-                        e.pruned = Some((done, values.clone()));
-                    }
+                    made.push((a.ids.get(i).copied().unwrap_or(0), done, values.clone()));
                     values
                 }
             };
             for v in &values {
                 out.push(v);
+            }
+        }
+        let mut state = self.inner.state.borrow_mut();
+        for (id, done, values) in made {
+            if let Some(e) = state.identity.get_mut(id) {
+                e.pruned = Some((done, values));
             }
         }
         drop(state);

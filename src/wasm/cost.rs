@@ -30,7 +30,7 @@ pub fn cost_json(inner: &Inner, a: &Analyzed, plan: &Plan) -> Value {
             .get(i)
             .and_then(|m| inner.recognizer.round(&m.plain_text()))
     });
-    let round = next_round(previous, inner.state.borrow().compactions);
+    let round = next_round(previous, inner.state.borrow().pipeline.compactions());
     let settings = &inner.options.settings;
     let count = |t: &str| a.estimator.counter.count(t);
     match forecast(

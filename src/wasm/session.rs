@@ -29,6 +29,8 @@ pub struct Inner {
     pub session_options: SessionOptions,
     pub callbacks: Callbacks,
     pub state: RefCell<State>,
+    /// Calls into the caller's code running now (see [`super::call::Reentry`]).
+    pub reentry: super::call::Reentry,
 }
 
 /// Mutable state, borrowed briefly and never across an `.await`.
@@ -39,6 +41,10 @@ pub struct State {
     pub originals: Vec<JsValue>,
     /// Resolves when the running compaction ends (never rejects).
     pub running: Option<Promise>,
+    /// The running compaction is a background one.
+    pub running_background: bool,
+    /// The breaker and the count of compactions: the core's pipeline decides every compaction.
+    pub pipeline: crate::core::pipeline::Pipeline,
     /// The outcome of the latest background compaction, if it failed.
     pub background_error: Option<JsValue>,
     /// The tag of new entry ids when a store shares the log (`session_store.rs`).
@@ -200,13 +206,18 @@ impl Inner {
     /// become `cache_control` markers (at most 4 per request with those already present).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
         check_render_options(options)?;
-        let mut state = self.state.borrow_mut();
-        let messages = self.rendered(&mut state)?;
-        let (tokens, points, summary_index) = match &state.core {
-            Some(c) => (c.tokens(), c.cache_points(), c.summary_index()),
-            None => (0, Vec::new(), None),
+        // Taken under the borrow; the markers below read the caller's objects (their getters may
+        // call back into this session), so the borrow ends first.
+        let (messages, tokens, points, summary_index, format) = {
+            let mut state = self.state.borrow_mut();
+            let messages = self.rendered(&mut state)?;
+            let (tokens, points, summary_index) = match &state.core {
+                Some(c) => (c.tokens(), c.cache_points(), c.summary_index()),
+                None => (0, Vec::new(), None),
+            };
+            let format = self.format(&state);
+            (messages, tokens, points, summary_index, format)
         };
-        let format = self.format(&state);
         let markers = get(options, "cacheControl");
         let want_markers = format == Some(Format::Anthropic) && markers != JsValue::FALSE;
         let mut marked: Vec<usize> = Vec::new();
@@ -314,12 +325,14 @@ impl Inner {
     }
 }
 
-pub fn state_for(core: Option<core_session::Session>) -> RefCell<State> {
+pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefCell<State> {
     let len = core.as_ref().map_or(0, |c| c.log().len());
     RefCell::new(State {
         core,
         originals: vec![JsValue::UNDEFINED; len],
         running: None,
+        running_background: false,
+        pipeline: crate::core::pipeline::Pipeline::new(options),
         background_error: None,
         id_tag: None,
     })
@@ -340,10 +353,11 @@ impl Session {
         let (options, session_options, callbacks) = parse_options(&options)?;
         Ok(Session {
             inner: Rc::new(Inner {
+                state: state_for(None, &options),
                 options,
                 session_options,
                 callbacks,
-                state: state_for(None),
+                reentry: super::call::Reentry::default(),
             }),
         })
     }
@@ -358,10 +372,11 @@ impl Session {
         let text = text.as_str();
         let (options, session_options, callbacks) = parse_options(&options)?;
         let inner = Inner {
+            state: state_for(None, &options),
             options,
             session_options,
             callbacks,
-            state: state_for(None),
+            reentry: super::call::Reentry::default(),
         };
         let config = inner.config()?;
         let header = throw(
@@ -379,7 +394,7 @@ impl Session {
         let import = crate::formats::message_importer(format);
         let core = throw(core_session::Session::from_jsonl(text, config, &import))?;
         let inner = Inner {
-            state: state_for(Some(core)),
+            state: state_for(Some(core), &inner.options),
             ..inner
         };
         Ok(Session {
@@ -404,10 +419,11 @@ impl Session {
         let imported = super::session_file::import(&text, &source, "source", read.options)?;
         super::session_file::report(&imported.warnings, read.on_warning.as_ref());
         let inner = Inner {
+            state: state_for(None, &options),
             options,
             session_options,
             callbacks,
-            state: state_for(None),
+            reentry: super::call::Reentry::default(),
         };
         let core = throw(session_log::session_from_imported(
             &imported,
@@ -415,7 +431,7 @@ impl Session {
             inner.session_options.id.clone(),
         ))?;
         let inner = Inner {
-            state: state_for(Some(core)),
+            state: state_for(Some(core), &inner.options),
             ..inner
         };
         Ok(Session {
@@ -546,9 +562,12 @@ impl Session {
                 core: Some(branched),
                 originals,
                 running: None,
+                running_background: false,
+                pipeline: crate::core::pipeline::Pipeline::new(&self.inner.options),
                 background_error: None,
                 id_tag: None,
             }),
+            reentry: super::call::Reentry::default(),
         };
         Ok(Session {
             inner: Rc::new(inner),

@@ -1,7 +1,10 @@
 //! Compactions of a `Session`: `compact()` (waits for one already running), and `prepare()`, the
 //! render pipeline before a request (compacts at the trigger, starts a background compaction past
-//! the background threshold, then renders). A compaction works on a snapshot and commits with the
-//! core's rule, so the conversation may go on while the summary is written.
+//! the background threshold, then renders; it first waits for a compaction running in the
+//! foreground). Every compaction carries out the core pipeline's decisions
+//! ([`crate::core::pipeline`]), the same as the `Compactor`'s: trigger gate, breaker, `onFailure`
+//! and the extractive fallback, continuation. A compaction works on a snapshot and commits with
+//! the core's rule, so the conversation may go on while the summary is written.
 
 use std::rc::Rc;
 
@@ -11,13 +14,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::call::call_options;
+use super::compact::{code_of, message_of, report};
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::estimator_for;
 use super::session::{snapshot_originals, Inner, Session};
-use super::summarize::{execute, summarize_once, Exec, Executed};
+use super::summarize::{execute, summarize_once, Exec};
 use crate::core::error::Error;
 use crate::core::message::Part;
+use crate::core::pipeline::{Failed, Kind, Start, CANCELLED, NOTHING_TO_COMPACT};
 use crate::core::plan::Disposition;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
@@ -31,17 +36,22 @@ struct Running {
 
 impl Running {
     /// Installs a running marker in the session (the caller checked that none is running).
-    fn install(inner: &Inner) -> Running {
+    fn install(inner: &Inner, background: bool) -> Running {
         let mut resolve = None;
         let promise = Promise::new(&mut |res, _| resolve = Some(res));
-        inner.state.borrow_mut().running = Some(promise);
+        let mut state = inner.state.borrow_mut();
+        state.running = Some(promise);
+        state.running_background = background;
         Running {
             resolve: resolve.unwrap_or_else(|| Function::new_no_args("")),
         }
     }
 
     fn finish(self, inner: &Inner) {
-        inner.state.borrow_mut().running = None;
+        let mut state = inner.state.borrow_mut();
+        state.running = None;
+        state.running_background = false;
+        drop(state);
         let _ = self.resolve.call0(&JsValue::UNDEFINED);
     }
 }
@@ -94,6 +104,7 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
         estimator: &estimator,
         state: None,
         extractive: inner.options.extractive,
+        reentry: &inner.reentry,
     };
     let call = call_options(options);
     let max = inner.options.settings.plan.summary_tokens;
@@ -114,10 +125,16 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
     Ok(())
 }
 
-/// Waits until no compaction runs.
-async fn idle(inner: &Inner) {
+/// Waits until no compaction runs (`foreground_only`: a background one may go on).
+async fn idle(inner: &Inner, foreground_only: bool) {
     loop {
-        let running = inner.state.borrow().running.clone();
+        let running = {
+            let state = inner.state.borrow();
+            state
+                .running
+                .clone()
+                .filter(|_| !(foreground_only && state.running_background))
+        };
         match running {
             Some(p) => {
                 let _ = JsFuture::from(p).await;
@@ -144,24 +161,22 @@ async fn run(
     inner: Rc<Inner>,
     running: Running,
     options: JsValue,
-    automatic: bool,
+    kind: Kind,
 ) -> Result<JsValue, JsValue> {
-    let outcome = run_inner(&inner, &options, automatic).await;
+    let outcome = run_inner(&inner, &options, kind).await;
     running.finish(&inner);
     outcome
 }
 
-async fn run_inner(
-    inner: &Rc<Inner>,
-    options: &JsValue,
-    automatic: bool,
-) -> Result<JsValue, JsValue> {
+/// One compaction as the core's pipeline decides it: the trigger gate, the breaker, `onFailure`
+/// and the extractive fallback are the `Compactor`'s, on the session's snapshot.
+async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, JsValue> {
     let call = call_options(options);
     let (snapshot, originals, format, budget) = {
         let mut state = inner.state.borrow_mut();
         let Some(core) = state.core.as_ref() else {
             drop(state);
-            return unchanged(inner, 0, "nothing to compact");
+            return unchanged(inner, 0, NOTHING_TO_COMPACT);
         };
         let snapshot = core.snapshot();
         let budget = core.budget();
@@ -189,41 +204,102 @@ async fn run_inner(
         call.force,
     )
     .map_err(|e| error_to_js(&e, None))?;
-    if automatic && !prepared.decision.should_compact && !call.force {
-        return unchanged(inner, snapshot.total, "below the trigger");
-    }
+    let tokens_before = snapshot.total;
+    let start = inner.state.borrow().pipeline.start(
+        kind,
+        prepared.decision.should_compact || call.force,
+        tokens_before,
+    );
+    let extractive = match start {
+        Start::Skip(warning) => return unchanged(inner, tokens_before, warning),
+        Start::Compact { extractive, notice } => {
+            if let Some(notice) = notice {
+                let notice = error_to_js(&notice, None);
+                report(
+                    &inner.callbacks,
+                    &inner.reentry,
+                    inner.options.timeout_ms,
+                    &notice,
+                    true,
+                )
+                .await;
+            }
+            extractive
+        }
+    };
     let plan = prepared.plan;
     if plan.is_noop() {
-        return unchanged(inner, snapshot.total, "nothing to compact");
+        return unchanged(inner, tokens_before, NOTHING_TO_COMPACT);
     }
     let round = snapshot.round(
         &plan,
         &crate::core::summary::Recognizer::with(&inner.options.settings.summary),
     );
     let previous_state = snapshot.previous.as_ref().and_then(|c| c.state.clone());
-    let exec = Exec {
-        options: &inner.options,
-        callbacks: &inner.callbacks,
-        estimator: &estimator,
-        state: previous_state.as_ref(),
-        extractive: inner.options.extractive,
+    let execute_with = |extractive: bool| {
+        let exec = Exec {
+            options: &inner.options,
+            callbacks: &inner.callbacks,
+            estimator: &estimator,
+            state: previous_state.as_ref(),
+            extractive,
+            reentry: &inner.reentry,
+        };
+        let (messages, originals, plan, call) = (&snapshot.messages, &originals, &plan, &call);
+        async move {
+            // The continue message, when the style has one, is appended to the log after the
+            // commit.
+            execute(
+                &exec,
+                messages,
+                originals,
+                plan,
+                call,
+                false,
+                round,
+                tokens_before,
+            )
+            .await
+        }
     };
-    // The continue message, when the style has one, is appended to the log after the commit.
-    let executed: Executed = match execute(
-        &exec,
-        &snapshot.messages,
-        &originals,
-        &plan,
-        &call,
-        false,
-        round,
-        snapshot.total,
-    )
-    .await?
-    {
-        Some(e) => e,
-        None => return unchanged(inner, snapshot.total, "cancelled by onBeforeCompaction"),
+    let mut summarized = !extractive;
+    let mut fallback_warning = None;
+    let executed = match execute_with(extractive).await {
+        Ok(e) => e,
+        Err(error) => {
+            let failed = inner.state.borrow_mut().pipeline.failed(
+                kind,
+                code_of(&error),
+                &message_of(&error),
+                tokens_before,
+            );
+            if kind == Kind::Background {
+                // Said once by the next `prepare()`, whatever the policy made of it.
+                inner.state.borrow_mut().background_error = Some(error.clone());
+            }
+            report(
+                &inner.callbacks,
+                &inner.reentry,
+                inner.options.timeout_ms,
+                &error,
+                failed.swallowed(),
+            )
+            .await;
+            match failed {
+                Failed::Reject => return Err(error),
+                Failed::Unchanged(text) => return unchanged(inner, tokens_before, &text),
+                Failed::Extractive(text) => {
+                    summarized = false;
+                    fallback_warning = Some(text);
+                    execute_with(true).await?
+                }
+            }
+        }
     };
+    let Some(mut executed) = executed else {
+        return unchanged(inner, tokens_before, CANCELLED);
+    };
+    executed.warnings.extend(fallback_warning);
     let outcome = Outcome {
         summary: executed.summary.clone(),
         tokens_after: executed.tokens_after,
@@ -242,7 +318,8 @@ async fn run_inner(
             .commit(&snapshot, &plan, &outcome)
             .map_err(|e| error_to_js(&e, None))?;
         // Logged in the session's format, as if the caller had appended it.
-        let continued = automatic
+        let continued = kind
+            .continues()
             .then(|| core.continue_message())
             .flatten()
             .and_then(|m| format.export(std::slice::from_ref(&m)).pop())
@@ -252,6 +329,7 @@ async fn run_inner(
             let len = core.log().len();
             state.originals.resize(len, JsValue::UNDEFINED);
         }
+        state.pipeline.succeeded(summarized);
         id
     };
     let removed: Array = plan
@@ -269,7 +347,7 @@ async fn run_inner(
     let result = to_js(&serde_json::json!({
         "compacted": true,
         "summary": executed.summary,
-        "tokensBefore": snapshot.total,
+        "tokensBefore": tokens_before,
         "tokensAfter": executed.tokens_after,
         "round": round,
         "splitTurn": plan.split_turn,
@@ -284,7 +362,6 @@ async fn run_inner(
     };
     super::session::set_field(&result, "messages", &messages);
     super::session::set_field(&result, "removed", &removed);
-    let _ = format;
     Ok(result)
 }
 
@@ -295,19 +372,22 @@ impl Session {
         if let Err(e) = super::convert::check_keys(&options, &["instructions", "signal", "force"]) {
             return Promise::reject(&e);
         }
+        if let Err(e) = self.inner.reentry.check("compact") {
+            return Promise::reject(&e);
+        }
         let inner = Rc::clone(&self.inner);
         // Marked as running at once when nothing runs, so `isCompacting` holds right after the call.
         let idle_now = inner.state.borrow().running.is_none();
-        let now = idle_now.then(|| Running::install(&inner));
+        let now = idle_now.then(|| Running::install(&inner, false));
         wasm_bindgen_futures::future_to_promise(async move {
             let running = match now {
                 Some(r) => r,
                 None => {
-                    idle(&inner).await;
-                    Running::install(&inner)
+                    idle(&inner, false).await;
+                    Running::install(&inner, false)
                 }
             };
-            run(inner, running, options, false).await
+            run(inner, running, options, Kind::Manual).await
         })
     }
 
@@ -324,6 +404,9 @@ impl Session {
             "background",
         ];
         if let Err(e) = super::convert::check_keys(&options, &allowed) {
+            return Promise::reject(&e);
+        }
+        if let Err(e) = self.inner.reentry.check("prepare") {
             return Promise::reject(&e);
         }
         let now = Reflect::get(&options, &JsValue::from_str("now")).unwrap_or(JsValue::UNDEFINED);
@@ -369,6 +452,9 @@ impl Session {
                     core.prune_ttl(&ttl);
                 }
             }
+            // Seed 004: a request waits for a compaction running in the foreground (one in
+            // the background is what lets requests go on).
+            idle(&inner, true).await;
             let pressure = {
                 let state = inner.state.borrow();
                 state.core.as_ref().map(|c| c.pressure().1)
@@ -376,32 +462,36 @@ impl Session {
             match pressure {
                 Some(Pressure::Hard) => {
                     // A background compaction may bring it under the trigger: wait for it first.
-                    idle(&inner).await;
+                    idle(&inner, false).await;
                     let still = {
                         let state = inner.state.borrow();
                         state.core.as_ref().map(|c| c.pressure().1)
                     };
                     if still == Some(Pressure::Hard) || force {
-                        let running = Running::install(&inner);
-                        run(Rc::clone(&inner), running, options.clone(), true).await?;
+                        let running = Running::install(&inner, false);
+                        let kind = if force { Kind::Forced } else { Kind::Automatic };
+                        run(Rc::clone(&inner), running, options.clone(), kind).await?;
                     }
                 }
                 Some(Pressure::Soft) if !force && background => {
                     let idle_now = inner.state.borrow().running.is_none();
                     if idle_now {
-                        let running = Running::install(&inner);
+                        let running = Running::install(&inner, true);
                         let bg = Rc::clone(&inner);
                         let opts = options.clone();
                         wasm_bindgen_futures::spawn_local(async move {
-                            let outcome = run(Rc::clone(&bg), running, opts, false).await;
-                            bg.state.borrow_mut().background_error = outcome.err();
+                            let outcome =
+                                run(Rc::clone(&bg), running, opts, Kind::Background).await;
+                            if let Err(error) = outcome {
+                                bg.state.borrow_mut().background_error = Some(error);
+                            }
                         });
                     }
                 }
                 _ if force => {
-                    idle(&inner).await;
-                    let running = Running::install(&inner);
-                    run(Rc::clone(&inner), running, options.clone(), false).await?;
+                    idle(&inner, false).await;
+                    let running = Running::install(&inner, false);
+                    run(Rc::clone(&inner), running, options.clone(), Kind::Forced).await?;
                 }
                 _ => {}
             }

@@ -1,10 +1,14 @@
 //! The summarizer calls of one compaction, for a `Compactor` or a `Session`: the
 //! `onBeforeCompaction` hook, the pieces of the core's summary job run in parallel with timeout,
 //! abort and retries (the schedule is the core's `driver`), answer validation, the no-progress
-//! check, `onAfterCompaction` and `onProgress`. No borrow is held across an `.await`.
+//! check, `onAfterCompaction` and `onProgress`. Every hook is awaited for at most `timeoutMs`, and
+//! every call into the caller's code is counted by the handle's re-entry guard
+//! ([`super::call::Reentry`]). No borrow is held across an `.await`.
 
 use super::call::CallOptions;
-use super::call::{call_once, is_aborted, pause, reason, Batch, CallError};
+use super::call::{
+    call_once, is_aborted, pause, reason, settle, Batch, CallError, Reentry, Settled,
+};
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
@@ -32,6 +36,8 @@ pub struct Exec<'a> {
     /// Write the extractive summary instead of calling the summarizer (`summarize: "extractive"`,
     /// or the fallback after a failure).
     pub extractive: bool,
+    /// The handle's count of calls into the caller's code.
+    pub reentry: &'a Reentry,
 }
 
 /// The result of [`execute`].
@@ -153,6 +159,7 @@ async fn ask(
     summarize: Function,
     request: Object,
     signal: JsValue,
+    reentry: Reentry,
 ) -> Result<JsValue, JsValue> {
     // The schedule and the final error are the core's; the cause is the last failure's value.
     let mut attempts = Attempts::new(policy);
@@ -161,7 +168,7 @@ async fn ask(
         if delay > 0 {
             pause(delay, &signal).await.map_err(|why| aborted(&why))?;
         }
-        match call_once(&summarize, &request, policy.timeout_ms, &signal).await {
+        match call_once(&summarize, &request, policy.timeout_ms, &signal, &reentry).await {
             Err(CallError::Aborted(why)) => return Err(aborted(&why)),
             Err(CallError::Timeout) => {
                 attempts.failed(CallFailure::TimedOut);
@@ -207,7 +214,14 @@ pub async fn summarize_once(
     set(&obj, "messages", &Array::new());
     set(&obj, "maxTokens", &JsValue::from_f64(max_tokens as f64));
     set(&obj, "round", &JsValue::from_f64(1.0));
-    let answer = ask(policy(exec.options), summarize, obj, signal.clone()).await?;
+    let answer = ask(
+        policy(exec.options),
+        summarize,
+        obj,
+        signal.clone(),
+        exec.reentry.clone(),
+    )
+    .await?;
     match answer_text(&answer) {
         Some(text) if !text.trim().is_empty() => Ok(text),
         _ => Err(fail(
@@ -258,6 +272,7 @@ async fn run_batch(
                 summarize.clone(),
                 request_object(piece, all, exec.state),
                 batch_signal.clone(),
+                exec.reentry.clone(),
             );
             JsValue::from(wasm_bindgen_futures::future_to_promise(ask))
         })
@@ -296,27 +311,34 @@ async fn run_batch(
                         summarize.clone(),
                         request_object(piece, all, exec.state),
                         signal.clone(),
+                        exec.reentry.clone(),
                     )
                     .await?;
                 }
             }
         }
-        progress(exec.callbacks, job, &mut out.warnings).await;
+        progress(exec, job, &mut out.warnings).await;
     }
     Ok(())
 }
 
-async fn progress(callbacks: &Callbacks, job: &SummaryJob<'_>, warnings: &mut Vec<String>) {
-    if let Some(f) = &callbacks.on_progress {
+async fn progress(exec: &Exec<'_>, job: &SummaryJob<'_>, warnings: &mut Vec<String>) {
+    if let Some(f) = &exec.callbacks.on_progress {
         let (done, total) = job.progress();
         let event = to_js(&json!({"done": done, "total": total}));
-        warnings.extend(notify(f, &event, "onProgress").await);
+        warnings.extend(notify(exec, f, &event, "onProgress").await);
     }
 }
 
 /// Calls a hook that only observes (`onProgress`, `onAfterCompaction`) and awaits what it
-/// returns; a throw or a rejection becomes a warning (never an unhandled rejection).
-pub async fn notify(hook: &Function, event: &JsValue, name: &str) -> Option<String> {
+/// returns for at most `timeoutMs`; a throw, a rejection or no answer in time becomes a warning
+/// (never an unhandled rejection, never a hang).
+pub async fn notify(
+    exec: &Exec<'_>,
+    hook: &Function,
+    event: &JsValue,
+    name: &str,
+) -> Option<String> {
     let failed = |e: &JsValue| {
         let detail = e
             .dyn_ref::<js_sys::Error>()
@@ -325,14 +347,15 @@ pub async fn notify(hook: &Function, event: &JsValue, name: &str) -> Option<Stri
             .unwrap_or_else(|| "a non-Error value".to_string());
         Some(format!("{name} failed: {detail}"))
     };
-    match hook.call1(&JsValue::UNDEFINED, event) {
+    match exec.reentry.call1(hook, event) {
         Err(e) => failed(&e),
-        Ok(value) => match value.dyn_ref::<js_sys::Promise>() {
-            Some(p) => match wasm_bindgen_futures::JsFuture::from(p.clone()).await {
-                Err(e) => failed(&e),
-                Ok(_) => None,
-            },
-            None => None,
+        Ok(value) => match settle(value, exec.options.timeout_ms).await {
+            Settled::Failed(e) => failed(&e),
+            Settled::TimedOut => Some(format!(
+                "{name} did not settle within {} ms; the compaction went on",
+                exec.options.timeout_ms
+            )),
+            Settled::Value(_) => None,
         },
     }
 }
@@ -340,31 +363,42 @@ pub async fn notify(hook: &Function, event: &JsValue, name: &str) -> Option<Stri
 /// Asks `onBeforeCompaction`; `Ok(None)`: go on; `Ok(Some(None))`: cancelled; `Ok(Some(Some(s)))`:
 /// the hook supplied the summary.
 async fn before_hook(
-    callbacks: &Callbacks,
+    exec: &Exec<'_>,
     tokens_before: usize,
     all: &Array,
 ) -> Result<Option<Option<String>>, JsValue> {
-    let Some(hook) = &callbacks.on_before else {
+    let Some(hook) = &exec.callbacks.on_before else {
         return Ok(None);
     };
     let event = to_js(&json!({"tokensBefore": tokens_before}));
     set(event.unchecked_ref(), "messages", all);
-    let value = hook.call1(&JsValue::UNDEFINED, &event).map_err(|e| {
+    let value = exec.reentry.call1(hook, &event).map_err(|e| {
         fail(
             ErrorCode::HookFailed,
             "onBeforeCompaction threw; the compaction did not run",
             Some(&e),
         )
     })?;
-    let value = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value))
-        .await
-        .map_err(|e| {
-            fail(
+    let value = match settle(value, exec.options.timeout_ms).await {
+        Settled::Value(v) => v,
+        Settled::Failed(e) => {
+            return Err(fail(
                 ErrorCode::HookFailed,
                 "onBeforeCompaction rejected; the compaction did not run",
                 Some(&e),
-            )
-        })?;
+            ))
+        }
+        Settled::TimedOut => {
+            return Err(fail(
+                ErrorCode::Timeout,
+                format!(
+                    "onBeforeCompaction did not settle within {} ms; the compaction did not run",
+                    exec.options.timeout_ms
+                ),
+                None,
+            ))
+        }
+    };
     let cancel = value.is_object()
         && Reflect::get(&value, &JsValue::from_str("cancel")).ok() == Some(JsValue::TRUE);
     if value == JsValue::FALSE || cancel {
@@ -418,7 +452,7 @@ pub async fn execute(
     let mut digest = serde_json::Value::Null;
     let mut gathered = Gathered::default();
     if summarizes {
-        match before_hook(exec.callbacks, tokens_before, all).await? {
+        match before_hook(exec, tokens_before, all).await? {
             Some(None) => return Ok(None),
             Some(Some(text)) => summary_text = Some(text),
             None => {}
@@ -442,13 +476,19 @@ pub async fn execute(
         }
         if summary_text.is_none() {
             let Some(summarize) = exec.callbacks.summarize.clone() else {
-                return Err(error_to_js(
-                    &Error::invalid_option(
-                        "summarize",
-                        "a summarize function is required to compact with a summary",
-                    ),
-                    None,
-                ));
+                // The same check as a `Compactor`'s constructor (a `Session` may live without a
+                // summarizer until it has to write a summary).
+                let error = exec
+                    .options
+                    .check_summarizer(false)
+                    .err()
+                    .unwrap_or_else(|| {
+                        Error::invalid_option(
+                            "summarize",
+                            "a summarize function is required to compact with a summary",
+                        )
+                    });
+                return Err(error_to_js(&error, None));
             };
             let templates = exec.options.settings.templates.clone();
             let estimate = |t: &str| exec.estimator.counter.count(t);
@@ -510,7 +550,7 @@ pub async fn execute(
         );
         gathered
             .warnings
-            .extend(notify(hook, &event, "onAfterCompaction").await);
+            .extend(notify(exec, hook, &event, "onAfterCompaction").await);
     }
     Ok(Some(Executed {
         summary: summary_text,

@@ -3,7 +3,8 @@
 //! the circuit breaker of automatic compaction ([`breaker`]), what `maybeCompact` does when the
 //! summarizer fails ([`failure`]), round numbering and the no-progress
 //! rule ([`progress`]), and the `maybeCompact` continuation ([`memo`]). The binding only runs the
-//! calls and sleeps these decide, so every rule here is tested natively.
+//! calls and sleeps these decide, so every rule here is tested natively. The order in which a
+//! compaction applies them is [`crate::core::pipeline`].
 
 pub mod breaker;
 pub mod failure;

@@ -4,10 +4,10 @@
 //! A compaction works on a snapshot, never on the live session, so the conversation may go on
 //! while the summary is written. The commit rule:
 //! - nothing changed since the snapshot: commit;
-//! - only messages (or usage) were appended since: commit all the same; the new messages come
-//!   after the summary (the compaction names its first kept entry, and every message entry after
-//!   that entry stays);
-//! - anything else (another compaction, a prune, a note): `CONFLICT`, and nothing changes.
+//! - only messages (or usage, notes, prunes) were appended since: commit all the same; the new
+//!   messages come after the summary (the compaction names its first kept entry, and every
+//!   message entry after that entry stays), and parts a prune hid stay hidden;
+//! - anything else (another compaction, a branch): `CONFLICT`, and nothing changes.
 //!
 //! The compaction entry's digest lists, besides what the summarizer's digest holds, the parts of
 //! the summarized messages that were hidden behind a replacement text (seed 003: "hidden blocks
@@ -125,7 +125,7 @@ pub fn check_commit(
     } else {
         Err(Error::new(
             ErrorCode::Conflict,
-            "the session changed while the summary was written (another compaction, a prune or a branch); nothing was changed: compact again",
+            "the session changed while the summary was written (another compaction or a branch); nothing was changed: compact again",
         ))
     }
 }

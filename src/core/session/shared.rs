@@ -26,9 +26,18 @@ use crate::core::error::{Error, ErrorCode, Result};
 use super::entry::{self, Entry, EntryKind, Header};
 use super::{index, notes, Import, Session};
 
-/// Counted by the commit rule: anything but messages and usage.
+/// Counted by the commit rule: anything that changes which messages the context holds. Messages,
+/// usage, notes and prunes are not: a prune hides parts by entry id, so a summary written
+/// meanwhile still commits, and the parts stay hidden in its kept tail.
 pub fn is_structural(kind: &EntryKind) -> bool {
-    !matches!(kind, EntryKind::Message(_) | EntryKind::Usage(..))
+    !matches!(
+        kind,
+        EntryKind::Message(_)
+            | EntryKind::Usage(..)
+            | EntryKind::Prune(_)
+            | EntryKind::Note(_)
+            | EntryKind::NotesCompacted { .. }
+    )
 }
 
 /// Entries that change what earlier entries mean (and so the live set): compactions, prunes,

@@ -1,0 +1,198 @@
+//! The compaction pipeline that both handles drive: the `Compactor` (`compact`, `maybeCompact`) and
+//! the `Session` (`compact`, `prepare`, its background compactions). One [`Pipeline`] per handle
+//! holds the state that outlives a call (the circuit breaker, the count of compactions) and makes
+//! every decision of a call in order, as values the binding only carries out:
+//!
+//! 1. [`Pipeline::start`]: from the kind of call ([`Kind`]), the trigger's decision on the
+//!    calibrated count (computed once by the caller's view) and the breaker, whether to compact at
+//!    all ([`Start::Skip`] with the warning of the unchanged result) and how ([`Start::Compact`]:
+//!    with the summarizer or the extractive summary, and an error to report first when the
+//!    breaker is open).
+//! 2. The summary job ([`crate::core::summary::job`]) yields the summarizer requests; the retry
+//!    schedule is [`crate::core::driver::retry`].
+//! 3. [`Pipeline::failed`]: on a failure, what the call does ([`Failed`]: reject, leave the
+//!    messages unchanged, or compact again with the extractive summary) under `onFailure`, with
+//!    the warning to add, and whether it is reported to `onError` as swallowed.
+//! 4. [`Pipeline::succeeded`]: closes the breaker (unless the summarizer was skipped) and counts
+//!    the compaction (for round numbers).
+//!
+//! [`Kind::continues`] says whether the compacted context ends with the style's continue message
+//! (OpenCode's "Continue if you have next steps"): after an automatic compaction in the
+//! foreground, whichever handle ran it.
+
+use crate::core::driver::{Breaker, FailurePolicy, Recovery};
+use crate::core::error::{Error, ErrorCode};
+use crate::core::options::Options;
+
+/// What started a compaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `compact()` on either handle: always runs, a failure always rejects.
+    Manual,
+    /// `maybeCompact()` or `Session.prepare()`: runs at the trigger only.
+    Automatic,
+    /// `maybeCompact({ force: true })` or `prepare({ force: true })`: runs below the trigger too.
+    Forced,
+    /// A `Session`'s background compaction, past the background threshold.
+    Background,
+}
+
+impl Kind {
+    /// Counts toward the circuit breaker and follows `onFailure`.
+    pub fn is_automatic(self) -> bool {
+        self != Kind::Manual
+    }
+
+    /// Below the trigger nothing is compacted.
+    pub fn gated(self) -> bool {
+        self == Kind::Automatic
+    }
+
+    /// The compacted context ends with the style's continue message.
+    pub fn continues(self) -> bool {
+        matches!(self, Kind::Automatic | Kind::Forced)
+    }
+}
+
+/// The warning of a call that compacted nothing because the context is below the trigger.
+pub const BELOW_TRIGGER: &str = "below the trigger";
+/// The warning of a call whose plan has nothing to compact.
+pub const NOTHING_TO_COMPACT: &str = "nothing to compact";
+/// The warning of a call that `onBeforeCompaction` cancelled.
+pub const CANCELLED: &str = "cancelled by onBeforeCompaction";
+/// The warning of an automatic call skipped while the breaker is open.
+pub const BREAKER_OPEN: &str =
+    "automatic compaction is off after repeated failures; call compact() to retry";
+
+/// How a call starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Compact nothing: the messages unchanged, with this warning.
+    Skip(&'static str),
+    /// Compact.
+    Compact {
+        /// Write the extractive summary instead of calling the summarizer.
+        extractive: bool,
+        /// Report this to `onError` first (the summarizer is skipped because the breaker is open).
+        notice: Option<Error>,
+    },
+}
+
+/// What a failed call does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failed {
+    /// Reject with the error.
+    Reject,
+    /// The messages unchanged, with this warning.
+    Unchanged(String),
+    /// Compact again with the extractive summary; add this warning to its result.
+    Extractive(String),
+}
+
+impl Failed {
+    /// The failure is not the call's outcome: `onError` hears of it (or the console, without one).
+    pub fn swallowed(&self) -> bool {
+        !matches!(self, Failed::Reject)
+    }
+}
+
+/// The state of one handle's compactions and the decisions of each call.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    breaker: Breaker,
+    policy: FailurePolicy,
+    /// The most tokens the model takes with its reserve (`onFailure: "auto"` compares with it).
+    fits: usize,
+    /// `summarize: "extractive"`.
+    extractive: bool,
+    compactions: u32,
+}
+
+impl Pipeline {
+    /// A pipeline for `options` (breaker closed, nothing compacted yet).
+    pub fn new(options: &Options) -> Pipeline {
+        Pipeline {
+            breaker: Breaker::new(options.max_consecutive_failures),
+            policy: options.on_failure,
+            fits: options.settings.budget.available(),
+            extractive: options.extractive,
+            compactions: 0,
+        }
+    }
+
+    /// Successful compactions so far (round numbers when a summary's text names none).
+    pub fn compactions(&self) -> u32 {
+        self.compactions
+    }
+
+    /// True while automatic compaction skips the summarizer.
+    pub fn breaker_open(&self) -> bool {
+        self.breaker.is_open()
+    }
+
+    /// How a call of `kind` starts on a context of `tokens` tokens (the calibrated count) when
+    /// the trigger says `should_compact`.
+    pub fn start(&self, kind: Kind, should_compact: bool, tokens: usize) -> Start {
+        let open = kind.is_automatic() && self.breaker.is_open();
+        if kind.gated() && !should_compact {
+            return Start::Skip(BELOW_TRIGGER);
+        }
+        if !open {
+            return Start::Compact {
+                extractive: self.extractive,
+                notice: None,
+            };
+        }
+        // With the breaker open the failing summarizer is skipped: the extractive summary when
+        // the policy would fall back to it, otherwise nothing.
+        if self
+            .policy
+            .recover(ErrorCode::SummarizerFailed, tokens, self.fits)
+            != Recovery::Extractive
+        {
+            return Start::Skip(BREAKER_OPEN);
+        }
+        let fits = self.fits;
+        Start::Compact {
+            extractive: true,
+            notice: Some(Error::new(
+                ErrorCode::SummarizerFailed,
+                format!(
+                    "automatic compaction is off after repeated summarizer failures and the context \
+                     ({tokens} tokens) no longer fits {fits}: an extractive summary is used"
+                ),
+            )),
+        }
+    }
+
+    /// A call of `kind` on `tokens` tokens failed with `code` and `message`: counts the failure
+    /// of an automatic call and says what the call does.
+    pub fn failed(&mut self, kind: Kind, code: ErrorCode, message: &str, tokens: usize) -> Failed {
+        if !kind.is_automatic() {
+            return Failed::Reject;
+        }
+        self.breaker.failure();
+        match self.policy.recover(code, tokens, self.fits) {
+            Recovery::Reject => Failed::Reject,
+            Recovery::Unchanged => Failed::Unchanged(format!(
+                "the compaction failed ({}): {message}; the messages are unchanged",
+                code.as_str()
+            )),
+            Recovery::Extractive => Failed::Extractive(format!(
+                "the summarizer failed ({}): {message}; an extractive summary was used instead",
+                code.as_str()
+            )),
+        }
+    }
+
+    /// A compaction was committed; `summarized`: the summarizer wrote it (the breaker closes).
+    pub fn succeeded(&mut self, summarized: bool) {
+        if summarized {
+            self.breaker.success();
+        }
+        self.compactions = self.compactions.saturating_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,148 @@
+//! The pipeline's decisions: the trigger gate, the breaker, `onFailure` and the extractive
+//! fallback, continuation, for every kind of call.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use super::*;
+use serde_json::json;
+
+fn pipeline(extra: serde_json::Value) -> Pipeline {
+    let mut o = json!({"contextWindow": 10_000});
+    if let (Some(o), Some(extra)) = (o.as_object_mut(), extra.as_object()) {
+        o.extend(extra.clone());
+    }
+    Pipeline::new(&crate::core::options::parse(&o).unwrap())
+}
+
+const ALL: [Kind; 4] = [
+    Kind::Manual,
+    Kind::Automatic,
+    Kind::Forced,
+    Kind::Background,
+];
+
+#[test]
+fn only_an_automatic_call_waits_for_the_trigger() {
+    let p = pipeline(json!({}));
+    for kind in ALL {
+        let start = p.start(kind, false, 100);
+        if kind == Kind::Automatic {
+            assert_eq!(start, Start::Skip(BELOW_TRIGGER));
+        } else {
+            assert_eq!(
+                start,
+                Start::Compact {
+                    extractive: false,
+                    notice: None
+                },
+                "{kind:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn continuation_follows_foreground_automatic_compactions_only() {
+    assert!(Kind::Automatic.continues());
+    assert!(Kind::Forced.continues());
+    assert!(!Kind::Manual.continues());
+    assert!(!Kind::Background.continues());
+}
+
+#[test]
+fn the_breaker_opens_after_max_failures_of_automatic_calls_and_a_success_closes_it() {
+    let mut p = pipeline(json!({"maxConsecutiveFailures": 2, "onFailure": "unchanged"}));
+    // Manual failures reject and do not count.
+    for _ in 0..5 {
+        assert_eq!(
+            p.failed(Kind::Manual, ErrorCode::SummarizerFailed, "down", 100),
+            Failed::Reject
+        );
+    }
+    assert!(!p.breaker_open());
+    for kind in [Kind::Automatic, Kind::Background] {
+        let f = p.failed(kind, ErrorCode::Timeout, "slow", 100);
+        assert!(matches!(&f, Failed::Unchanged(w) if w.contains("TIMEOUT") && w.contains("slow")));
+        assert!(f.swallowed());
+    }
+    assert!(p.breaker_open());
+    for kind in [Kind::Automatic, Kind::Forced, Kind::Background] {
+        assert_eq!(p.start(kind, true, 100), Start::Skip(BREAKER_OPEN));
+    }
+    // `compact()` always runs.
+    assert!(matches!(
+        p.start(Kind::Manual, true, 100),
+        Start::Compact {
+            extractive: false,
+            notice: None
+        }
+    ));
+    // An extractive fallback is not the summarizer's success: the breaker stays open.
+    p.succeeded(false);
+    assert!(p.breaker_open());
+    p.succeeded(true);
+    assert!(!p.breaker_open());
+    assert_eq!(p.compactions(), 2);
+}
+
+#[test]
+fn auto_policy_falls_back_to_the_extractive_summary_once_the_context_no_longer_fits() {
+    let mut p = pipeline(json!({"maxConsecutiveFailures": 1}));
+    let fits = crate::core::options::parse(&json!({"contextWindow": 10_000}))
+        .unwrap()
+        .settings
+        .budget
+        .available();
+    assert!(matches!(
+        p.failed(Kind::Automatic, ErrorCode::SummaryEmpty, "empty", fits),
+        Failed::Unchanged(_)
+    ));
+    // The breaker is open: below the room nothing runs, past it the extractive summary does,
+    // and the notice says why.
+    assert_eq!(
+        p.start(Kind::Automatic, true, fits),
+        Start::Skip(BREAKER_OPEN)
+    );
+    match p.start(Kind::Automatic, true, fits + 1) {
+        Start::Compact {
+            extractive: true,
+            notice: Some(e),
+        } => assert_eq!(e.code, ErrorCode::SummarizerFailed),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        p.failed(Kind::Automatic, ErrorCode::NoProgress, "x", fits + 1),
+        Failed::Extractive(w) if w.contains("extractive summary was used")
+    ));
+}
+
+#[test]
+fn failures_that_are_not_the_summary_always_reject() {
+    for policy in ["auto", "unchanged", "extractive", "reject"] {
+        let mut p = pipeline(json!({"onFailure": policy}));
+        for code in [
+            ErrorCode::Aborted,
+            ErrorCode::InvalidInput,
+            ErrorCode::CannotCompact,
+            ErrorCode::Conflict,
+        ] {
+            assert_eq!(p.failed(Kind::Automatic, code, "x", 1), Failed::Reject);
+        }
+        let f = p.failed(Kind::Background, ErrorCode::SummarizerFailed, "x", 1);
+        assert_eq!(f == Failed::Reject, policy == "reject", "{policy}");
+    }
+}
+
+#[test]
+fn summarize_extractive_never_calls_the_summarizer() {
+    let p = pipeline(json!({"summarize": "extractive"}));
+    for kind in ALL {
+        assert!(matches!(
+            p.start(kind, true, 1),
+            Start::Compact {
+                extractive: true,
+                notice: None
+            }
+        ));
+    }
+}
