@@ -138,7 +138,7 @@ test("call options: the keys the code accepts are the declared ones", async () =
     assert.deepEqual(new Set(list[1].split(", ")), all(fields("PrepareOptions")));
     return true;
   });
-  assert.deepEqual(listedKeys((o) => convertMessages([], o)), new Set(["from", "to"]));
+  assert.deepEqual(listedKeys((o) => convertMessages([], o)), new Set(["from", "to", "unansweredCalls"]));
   session.free();
   compactor.free();
 });
