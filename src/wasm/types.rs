@@ -317,8 +317,12 @@ export interface CompactorOptions<M = object> {
     /** Only these tools appear: names, or prefixes ending in `*` (`"mcp_*"`). Default: every tool. */
     toolAllow?: string[];
   };
-  /** Transcripts longer than this many characters are summarized in chunks. Default 120,000. */
-  chunkChars?: number;
+  /**
+   * Transcripts longer than this many characters are summarized in chunks; `"window"`: only a
+   * transcript that does not fit the summarizer's context window is. Default 120,000
+   * (`"window"` for `claude-code`, `codex`, `opencode`, `pi-plan`, `compaction-layer`).
+   */
+  chunkChars?: number | "window";
   /** A summary above this many tokens is condensed once more. Default: `summaryTokens`. */
   rollupTokens?: number;
   /** Also cut transcript chunks at this many tokens. Default: none (`"langchain"` preset: 4,000). */
@@ -535,6 +539,21 @@ export interface Digest {
   errors: string[];
   /** What the user asked for. */
   userRequests: string[];
+  /** What the agent's latest plan or to-do list leaves to do. */
+  pendingTasks: string[];
+  /** How many of these facts the summary keeps, and which it lost. */
+  retention: Retention;
+}
+/** Fact retention of a summary (see `Digest`). */
+export interface Retention {
+  /** Facts in all. */
+  total: number;
+  /** Facts the summary mentions. */
+  kept: number;
+  /** `kept / total` (1 when there is nothing to keep). */
+  recall: number;
+  /** Per kind: `filesModified`, `filesRead`, `commands`, `errors`, `userRequests`, `pendingTasks`. */
+  kinds: Record<"filesModified" | "filesRead" | "commands" | "errors" | "userRequests" | "pendingTasks", { total: number; kept: number; missing: string[] }>;
 }
 /** What `compact()` resolves to. */
 export interface CompactResult<M = object> {

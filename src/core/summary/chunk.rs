@@ -1,4 +1,5 @@
-//! Cutting a transcript into chunks a summarizer can read.
+//! Cutting a transcript into chunks a summarizer can read, and how many tokens a chunk may hold
+//! when chunking by the summarizer's window ([`WindowCapacity`]).
 //!
 //! Entries (serialized messages) are packed greedily, in order, into chunks of at most
 //! `char_limit` characters and, when a token limit is set, at most that many tokens, counted as
@@ -23,6 +24,42 @@ pub struct Chunk {
     pub indices: Vec<usize>,
     /// Estimated tokens of the chunk's entries that are not overlap messages.
     pub replaced_tokens: usize,
+}
+
+/// What a summarizer request must hold besides the transcript, to chunk by the summarizer's
+/// window (`chunkChars: "window"`) rather than by characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowCapacity {
+    /// The summarizer's context window in tokens.
+    pub window: usize,
+    /// The answer's budget (`maxTokens`).
+    pub answer: usize,
+    /// The system prompt, the longest template, the instructions and the original task.
+    pub fixed: usize,
+    /// The earlier summary the first request builds on.
+    pub previous: usize,
+}
+
+impl WindowCapacity {
+    /// The most tokens of transcript per request for a transcript of `whole` tokens: when it fits
+    /// one request (window − answer − fixed − previous summary) that room, so it is sent whole;
+    /// otherwise the room of a chunk, which carries a summary so far of up to the answer's budget.
+    /// Never below a quarter of the window, so that a window too small for its own settings still
+    /// ends in a bounded number of chunks.
+    pub fn token_limit(&self, whole: usize) -> usize {
+        let floor = (self.window / 4).max(1);
+        let room = |carry: usize| {
+            self.window
+                .saturating_sub(self.answer + self.fixed + carry)
+                .max(floor)
+        };
+        let single = room(self.previous);
+        if whole <= single {
+            single
+        } else {
+            room(self.previous.max(self.answer))
+        }
+    }
 }
 
 /// Packs entries into chunks (see the module documentation).

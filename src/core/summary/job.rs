@@ -8,7 +8,8 @@
 //! as `previous_summary`, and without messages before it, which it already covers) and the prefix
 //! of a split turn (`TurnPrefix`) are two independent lanes that run in parallel. Each lane's
 //! transcript is cut into chunks at message boundaries when it exceeds `settings.chunk_chars`
-//! characters or, when set, `settings.summarizer_input_tokens` tokens (a single message larger
+//! characters (with `settings.chunk_by_window`: when the request would not fit the summarizer's
+//! window, see [`WindowCapacity`]) or, when set, `settings.summarizer_input_tokens` tokens (a single message larger
 //! than that is cut itself); the chunks of a lane run in sequence, each given the answer to the
 //! previous chunk as `previous_summary` (the first history chunk gets the earlier summary). When
 //! the history's final answer exceeds `settings.rollup_tokens` tokens (a preset's own threshold,
@@ -33,12 +34,12 @@ use crate::core::message::Message;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::settings::Settings;
 
-use super::chunk::{Chunk, Chunker};
+use super::chunk::{Chunk, Chunker, WindowCapacity};
 use super::digest::{append_within, Digest};
 use super::prompt::{render, Templates, NONE};
 use super::recognize::Recognizer;
-use super::transcript::entries;
 use super::transcript::truncate_plain;
+use super::transcript::{entries, ENTRY_SEPARATOR};
 
 /// True when `text` shows nothing: only whitespace, zero-width characters (U+200B–U+200D, U+2060,
 /// U+FEFF) or other control and format characters. Such a summary is `SUMMARY_EMPTY`.
@@ -284,19 +285,53 @@ impl<'e> SummaryJob<'e> {
             .map(|m| m.plain_text())
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| "Unknown task".to_string());
-        let char_limit = settings.chunk_chars.max(1);
-        let token_limit = settings.summarizer_input_tokens;
+        let mut history_with_overlap = history.clone();
+        if !history.is_empty() {
+            history_with_overlap.extend(plan.overlap.iter().filter(|i| !history.contains(i)));
+        }
+        let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
+        let (char_limit, token_limit) = if settings.chunk_by_window {
+            let fixed = [
+                templates.history.as_str(),
+                &templates.update,
+                &templates.chunk,
+                &templates.turn_prefix,
+            ]
+            .into_iter()
+            .map(estimate)
+            .max()
+            .unwrap_or(0)
+                + estimate(&templates.system)
+                + instructions.as_deref().map_or(0, estimate)
+                + if templates.history.contains("{original_task}") {
+                    estimate(&original_task)
+                } else {
+                    0
+                };
+            let capacity = WindowCapacity {
+                window: settings.budget.context_window,
+                answer: settings.plan.summary_tokens,
+                fixed,
+                previous: previous_summary.as_deref().map_or(0, estimate),
+            };
+            let whole: Vec<&str> = history_entries.iter().map(|e| e.text.as_str()).collect();
+            let limit = capacity.token_limit(estimate(&whole.join(ENTRY_SEPARATOR)));
+            let limit = settings
+                .summarizer_input_tokens
+                .map_or(limit, |t| t.min(limit));
+            (usize::MAX, Some(limit))
+        } else {
+            (
+                settings.chunk_chars.max(1),
+                settings.summarizer_input_tokens,
+            )
+        };
         let chunker = Chunker {
             estimate,
             char_limit,
             token_limit,
             overlap: &overlap,
         };
-        let mut history_with_overlap = history.clone();
-        if !history.is_empty() {
-            history_with_overlap.extend(plan.overlap.iter().filter(|i| !history.contains(i)));
-        }
-        let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
         let history_chunks = chunker.chunks(history_entries);
         let mut history_lane = Lane::new(LaneKind::History, history_chunks, history);
         if history_lane.chunks.is_empty() {
@@ -388,7 +423,8 @@ impl<'e> SummaryJob<'e> {
             (LaneKind::Prefix, _) => "split-turn prefix summary",
             (LaneKind::History, _) => "history summary",
         };
-        let answer = answer.trim();
+        let answer = super::answer::summary_text(answer);
+        let answer = answer.as_str();
         if is_blank(answer) {
             return Err(Error::new(
                 ErrorCode::SummaryEmpty,
