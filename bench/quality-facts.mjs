@@ -13,7 +13,8 @@
 // - last: the last assistant text message;
 // - pending: the open items of the latest TodoWrite / todowrite / update_plan call.
 //
-// Matching: JSON string escapes (\" \\ \n ...) read as their characters, texts lower-cased,
+// Matching: the scored text as it is, and again with JSON string escapes (\" \\ \n ...) read as
+// their characters (a model reads a tool call's JSON input so); texts lower-cased,
 // backticks removed and whitespace collapsed. A path is kept when
 // the text holds its last two components; any other fact when the text holds the first 40
 // characters of one of its probes (a command's first line; an error's informative lines; a
@@ -27,7 +28,7 @@ const PROBE = 40;
 
 // JSON string escapes are read as what they stand for: a model reads a tool call's JSON input so.
 const unescape = (s) => String(s).replace(/\\(["\\\/nrt])/g, (_, c) => ({ n: "\n", r: "\r", t: "\t" })[c] ?? c);
-const norm = (s) => unescape(s).toLowerCase().replaceAll("`", " ").replace(/\s+/g, " ").trim();
+const norm = (s) => String(s).toLowerCase().replaceAll("`", " ").replace(/\s+/g, " ").trim();
 
 /** Every real session the repository holds: `{ name, kind, text }`. */
 export function sessions() {
@@ -129,12 +130,13 @@ export function kept(haystack, fact) {
 
 /** Recall of `text` over `facts`: `{ kind: { total, kept, missing } }`, plus `all`. */
 export function score(text, facts) {
-  const haystack = norm(text);
+  const plain = norm(text);
+  const unescaped = norm(unescape(text));
   const out = {};
   let total = 0;
   let hits = 0;
   for (const k of KINDS) {
-    const missing = facts[k].filter((f) => !kept(haystack, f)).map((f) => f.label);
+    const missing = facts[k].filter((f) => !kept(plain, f) && !kept(unescaped, f)).map((f) => f.label);
     out[k] = { total: facts[k].length, kept: facts[k].length - missing.length, missing };
     total += facts[k].length;
     hits += facts[k].length - missing.length;
