@@ -168,6 +168,8 @@ export function importSession(text: string, kind: "pi" | "claude-code"): Importe
  * calls, duplicate ids, misplaced summaries, empty messages. `format` defaults to detection.
  */
 export function validateMessages<M extends object>(messages: readonly M[], format?: MessageFormat | null): Violation[];
+/** What `summary` keeps of the facts of `messages` (files, commands, errors, user requests, pending tasks). */
+export function factRetention<M extends object>(messages: readonly M[], summary: string, format?: MessageFormat | null): Retention;
 
 /**
  * A repaired copy: orphaned results removed, interrupted calls answered with an error result,
