@@ -2,7 +2,7 @@
 //! busy) import as user messages where the agent saw them. The inputs are the real
 //! `tool_heavy.jsonl` session, whose queue holds a `/mcp` command absorbed mid-turn, and that
 //! session with the queued text replaced by an instruction.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -162,10 +162,15 @@ pub fn fact_retention(
         .iter()
         .map(|k| {
             let kept = k.total - k.missing.len();
-            (k.kind.to_string(), json!({"total": k.total, "kept": kept, "missing": k.missing}))
+            (
+                k.kind.to_string(),
+                json!({"total": k.total, "kept": kept, "missing": k.missing}),
+            )
         })
         .collect();
-    Ok(to_js(&json!({"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds})))
+    Ok(to_js(
+        &json!({"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds}),
+    ))
 }
 
 /// A repaired copy: orphan results removed, interrupted calls answered with an error result,

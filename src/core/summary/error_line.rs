@@ -68,7 +68,7 @@ pub fn telling_line(text: &str) -> String {
     };
     let Some(at) = informative
         .iter()
-        .position(|l| names_error(l))
+        .position(names_error)
         .or((!informative.is_empty()).then_some(0))
     else {
         return lines.first().copied().unwrap_or_default().to_string();
