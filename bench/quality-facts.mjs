@@ -9,7 +9,8 @@
 // - commands: distinct Bash (Claude Code) or bash (pi) commands, by their first line;
 // - errors: failed tool results, by their informative lines (not "Exit code N", not progress);
 // - requests: what the user typed (user text that is not a tool result, a task notification, a
-//   local command's output, an interruption marker or a bare slash command such as `/mode`);
+//   local command's output, an interruption marker, a skill's inserted text or a bare slash
+//   command such as `/mode`);
 // - last: the last assistant text message;
 // - pending: the open items of the latest TodoWrite / todowrite / update_plan call.
 //
@@ -60,7 +61,7 @@ function neutral(m) {
 const MODIFY = new Set(["edit", "write", "multiedit", "notebookedit"]);
 const tool = (name) => String(name).toLowerCase().replace(/[_-]/g, "");
 const pathOf = (input) => input.file_path ?? input.path ?? input.notebook_path;
-const INTERFACE = /^(<task-notification>|<local-command-|\[request interrupted by user|\/[\w:-]*$)/i;
+const INTERFACE = /^(<task-notification>|<local-command-|\[request interrupted by user|base directory for this skill:|\/[\w:-]*$)/i;
 
 function errorProbes(text) {
   return text

@@ -21,7 +21,8 @@
 //!   `MAX_REQUESTS - 1`. Messages the agent's interface wrote rather than the user are not
 //!   requests: a background task's `<task-notification>`, a local command's
 //!   `<local-command-caveat>` / `<local-command-stdout>` / `<local-command-stderr>`, a lone
-//!   `<system-reminder>`, `[Request interrupted by user…]`, and a bare slash command (`/mode`);
+//!   `<system-reminder>`, `[Request interrupted by user…]`, a skill's text that Claude Code inserts
+//!   (`Base directory for this skill: …`), and a bare slash command (`/mode`);
 //! - **pending tasks**: the agent's latest plan or to-do state ([`super::pending`]).
 //!
 //! Matching ([`Digest::missing_from`]): the summary and each item are normalized (lower case,
@@ -417,6 +418,7 @@ fn is_interface_message(text: &str) -> bool {
     });
     slash_command
         || t.starts_with("[Request interrupted by user")
+        || t.starts_with("Base directory for this skill:")
         || t.starts_with("<task-notification>")
         || t.starts_with("<local-command-")
         || (t.starts_with("<system-reminder>") && t.ends_with("</system-reminder>"))
@@ -567,6 +569,10 @@ mod tests {
                 "<local-command-stdout>ok</local-command-stdout>",
             ),
             Message::text(Role::User, "/mode"),
+            Message::text(
+                Role::User,
+                "Base directory for this skill: /skills/x\n\n# Skill",
+            ),
             call("1", "Bash", json!({"command": "cargo build"})),
             result(
                 "1",
