@@ -38,8 +38,8 @@ use super::chunk::{Chunk, Chunker, WindowCapacity};
 use super::digest::{append_within, Digest};
 use super::prompt::{render, Templates, NONE};
 use super::recognize::Recognizer;
+use super::transcript::entries;
 use super::transcript::truncate_plain;
-use super::transcript::{entries, ENTRY_SEPARATOR};
 
 /// True when `text` shows nothing: only whitespace, zero-width characters (U+200B–U+200D, U+2060,
 /// U+FEFF) or other control and format characters. Such a summary is `SUMMARY_EMPTY`.
@@ -291,31 +291,14 @@ impl<'e> SummaryJob<'e> {
         }
         let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
         let (char_limit, token_limit) = if settings.chunk_by_window {
-            let fixed = [
-                templates.history.as_str(),
-                &templates.update,
-                &templates.chunk,
-                &templates.turn_prefix,
-            ]
-            .into_iter()
-            .map(estimate)
-            .max()
-            .unwrap_or(0)
-                + estimate(&templates.system)
-                + instructions.as_deref().map_or(0, estimate)
-                + if templates.history.contains("{original_task}") {
-                    estimate(&original_task)
-                } else {
-                    0
-                };
-            let capacity = WindowCapacity {
-                window: settings.budget.context_window,
-                answer: settings.plan.summary_tokens,
-                fixed,
-                previous: previous_summary.as_deref().map_or(0, estimate),
-            };
-            let whole: Vec<&str> = history_entries.iter().map(|e| e.text.as_str()).collect();
-            let limit = capacity.token_limit(estimate(&whole.join(ENTRY_SEPARATOR)));
+            let capacity = WindowCapacity::of(
+                settings,
+                &templates,
+                [instructions.as_deref(), Some(original_task.as_str())],
+                previous_summary.as_deref(),
+                estimate,
+            );
+            let limit = capacity.token_limit_for(&history_entries, estimate);
             let limit = settings
                 .summarizer_input_tokens
                 .map_or(limit, |t| t.min(limit));
