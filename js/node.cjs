@@ -44,6 +44,7 @@ exports.convertMessages = api.convertMessages;
 exports.countTokens = api.countTokens;
 exports.describeContextOverflow = api.describeContextOverflow;
 exports.estimateTokens = api.estimateTokens;
+exports.factRetention = api.factRetention;
 exports.importSession = api.importSession;
 exports.isContextOverflowError = api.isContextOverflowError;
 exports.isEncodingLoaded = api.isEncodingLoaded;

@@ -27,6 +27,7 @@ export const {
   countTokens,
   describeContextOverflow,
   estimateTokens,
+  factRetention,
   importSession,
   isContextOverflowError,
   isEncodingLoaded,

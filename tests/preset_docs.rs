@@ -193,7 +193,14 @@ fn rows(p: Preset, s: &Settings) -> Vec<(&'static str, String)> {
                 .as_ref()
                 .map_or("all tools".into(), |l| format!("`{}`", l.join("`, `"))),
         ),
-        ("chunks above", format!("{} characters", n(s.chunk_chars))),
+        (
+            "chunks above",
+            if s.chunk_by_window {
+                "the summarizer's window".into()
+            } else {
+                format!("{} characters", n(s.chunk_chars))
+            },
+        ),
         (
             "summarizer input",
             s.summarizer_input_tokens

@@ -13,7 +13,9 @@ mod fixtures;
 
 use context_compaction::core::message::{ImageSource, Message, Part, Role};
 use context_compaction::core::settings::TranscriptOptions;
-use context_compaction::core::summary::digest::{append_to, Digest, APPENDED_HEADING};
+use context_compaction::core::summary::digest::{
+    append_to, Digest, APPENDED_HEADING, MAX_COMMANDS,
+};
 use context_compaction::core::summary::prompt::{render, Templates};
 use context_compaction::core::summary::transcript::serialize;
 use context_compaction::formats::claude_code::import_claude_code;
@@ -294,7 +296,7 @@ fn digest_of_the_pi_large_session() {
     for path in d.files_read.iter().chain(&d.files_modified) {
         assert!(raw.contains(path.as_str()), "{path}");
     }
-    assert!(d.commands.len() > 5 && d.commands.len() <= 40);
+    assert!(d.commands.len() > 5 && d.commands.len() <= MAX_COMMANDS);
     let plain: Vec<&String> = d
         .commands
         .iter()

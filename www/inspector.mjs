@@ -510,6 +510,7 @@ $("compact").addEventListener("click", async () => {
     $("saved").dataset.before = c.tokensBefore;
     $("saved").dataset.after = c.tokensAfter;
     $("summary-text").textContent = c.summary;
+    showRetention(c.retention);
     setStatus(`compacted: ${fmt(view.rows.length)} messages in the rendered context`);
     document.body.dataset.state = "compacted";
   } catch (error) {
@@ -519,6 +520,27 @@ $("compact").addEventListener("click", async () => {
     $("compact").disabled = chatMode || !current;
   }
 });
+
+const FACT_KINDS = { filesModified: "file modified", filesRead: "file read", commands: "command", errors: "error", userRequests: "user request", pendingTasks: "pending task" };
+
+/** The summary's fact retention: how many facts it keeps, and each one it lost. */
+function showRetention(r) {
+  const list = $("summary-lost");
+  list.replaceChildren();
+  if (!r) {
+    $("retention").textContent = "";
+    return;
+  }
+  $("retention").textContent = `Facts kept: ${fmt(r.kept)} of ${fmt(r.total)} (${Math.round(r.recall * 100)}%)${r.kept < r.total ? ". Lost:" : "."}`;
+  for (const [kind, k] of Object.entries(r.kinds)) {
+    for (const item of k.missing) {
+      const li = document.createElement("li");
+      li.dataset.kind = kind;
+      li.textContent = `${FACT_KINDS[kind] ?? kind}: ${item}`;
+      list.append(li);
+    }
+  }
+}
 
 $("undo").addEventListener("click", async () => {
   try {

@@ -384,6 +384,7 @@ const handlers = {
         round: result.round,
         removed: result.removed?.length ?? 0,
         warnings: result.warnings ?? [],
+        retention: result.digest?.retention ?? null,
       },
     });
   },

@@ -7,7 +7,7 @@ import { KIND_NAMES, loadInput, openSession, reportHead } from "./load.mjs";
 import { progressBar } from "./progress.mjs";
 import { compactorOptions, describeSettings } from "./settings.mjs";
 import { summarizerFor } from "./summarizer.mjs";
-import { change, fields, num } from "./text.mjs";
+import { change, fields, keptText, lostLines, num } from "./text.mjs";
 
 /**
  * Compacts the session in `text`: `{ report, log }`, `log` the new session log. Rejects with the
@@ -44,6 +44,7 @@ export async function compactText(text, file, values, { stream = process.stderr 
       round: result.round,
       summaryChars: summary.length,
       summaryTokens: estimateTokens(summary),
+      retention: result.digest?.retention ?? null,
       entryId: result.entryId,
       out: values.out ?? null,
       bytes: 0,
@@ -82,11 +83,13 @@ export function formatCompact(r, unwritten = UNWRITTEN) {
       ["tokens", change(r.tokens.before, r.tokens.after)],
       ["round", num(r.round)],
       ["summary", `${num(r.summaryChars)} characters, ~${num(r.summaryTokens)} tokens`],
+      ["facts kept", keptText(r.retention)],
     );
   } else {
     rows.push(["why", r.warnings.join("; ") || "nothing to compact"], ["messages", `${num(r.messages.before)} live, unchanged`]);
   }
   if (r.out === null) rows.push(["written", unwritten]);
   else rows.push(["written", `${r.out === "-" ? "stdout" : r.out}: context-compaction session log, ${num(r.bytes)} bytes`]);
-  return `${head}\n${fields(rows)}`;
+  const lost = r.compacted ? lostLines(r.retention) : [];
+  return `${head}\n${fields(rows)}${lost.length ? `\nlost by the summary:\n${lost.join("\n")}` : ""}`;
 }

@@ -1,9 +1,9 @@
 // inspect: what a session holds and what a compaction now would do, all numbers the package's own
 // (Compactor.estimate, check and plan).
-import { Compactor, estimateTokens } from "context-compaction";
+import { Compactor, estimateTokens, factRetention } from "context-compaction";
 import { KIND_NAMES, loadInput, readInput, reportHead } from "./load.mjs";
 import { compactorOptions, describeSettings } from "./settings.mjs";
-import { change, fields, num, plural, table } from "./text.mjs";
+import { change, fields, keptText, lostLines, num, plural, table } from "./text.mjs";
 
 const KINDS = ["system", "text", "reasoning", "toolCalls", "toolResults", "images"];
 const KIND_LABELS = { system: "system", text: "text", reasoning: "reasoning", toolCalls: "tool calls", toolResults: "tool results", images: "images" };
@@ -40,6 +40,8 @@ export function inspectInput(input, file, values) {
       trigger: c.trigger,
       summaryChars: c.summary.length,
       summaryTokens: estimateTokens(c.summary),
+      // What the recorded summary keeps of the facts of the messages it replaced.
+      retention: c.replaced?.length ? factRetention(c.replaced, c.summary, input.format) : null,
     })),
     tokens: { estimated, exact },
     settings,
@@ -91,10 +93,14 @@ export function formatInspect(r) {
     out.push("");
     out.push(
       table([
-        ["line", "tokens before", "round", "trigger", "summary chars", "summary tokens"],
-        ...r.compactions.map((c) => [`${c.line ?? "-"}`, num(c.tokensBefore), num(c.round), c.trigger ?? "-", num(c.summaryChars), num(c.summaryTokens)]),
+        ["line", "tokens before", "round", "trigger", "summary chars", "summary tokens", "facts kept"],
+        ...r.compactions.map((c) => [`${c.line ?? "-"}`, num(c.tokensBefore), num(c.round), c.trigger ?? "-", num(c.summaryChars), num(c.summaryTokens), keptText(c.retention)]),
       ]),
     );
+    for (const c of r.compactions) {
+      const lost = lostLines(c.retention);
+      if (lost.length) out.push("", `lost by the summary at line ${c.line ?? "-"}:`, ...lost);
+    }
   }
   out.push("");
   out.push("tokens of the live context by kind");

@@ -94,7 +94,7 @@ function fromAgentFile(imported, kind) {
     format: imported.format,
     live: imported.messages,
     rawCount: imported.history.length,
-    compactions: imported.compactions.map((c) => ({
+    compactions: imported.compactions.map((c, i) => ({
       line: c.line,
       id: c.id,
       tokensBefore: c.tokensBefore,
@@ -102,6 +102,8 @@ function fromAgentFile(imported, kind) {
       round: null,
       trigger: c.trigger,
       summary: c.summary,
+      // The messages this summary replaced: from the previous summary (or the start) to the boundary.
+      replaced: imported.history.slice(imported.compactions[i - 1]?.summaryIndex ?? 0, c.atMessage),
     })),
   };
 }

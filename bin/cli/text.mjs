@@ -27,3 +27,24 @@ export function fields(pairs, indent = "  ") {
   const width = Math.max(...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${indent}${k.padEnd(width)}   ${v}`).join("\n");
 }
+
+const KIND_TITLES = { filesModified: "files modified", filesRead: "files read", commands: "commands", errors: "errors", userRequests: "user requests", pendingTasks: "pending tasks" };
+
+/** `kept of total (percent)` of a fact-retention report, or `-`. */
+export function keptText(retention) {
+  if (!retention) return "-";
+  return `${num(retention.kept)} of ${num(retention.total)} (${Math.round(retention.recall * 100)}%)`;
+}
+
+/** What a fact-retention report says was lost, as indented lines (at most `max` items per kind). */
+export function lostLines(retention, max = 5) {
+  if (!retention) return [];
+  const out = [];
+  for (const [kind, k] of Object.entries(retention.kinds)) {
+    if (k.missing.length === 0) continue;
+    out.push(`  ${KIND_TITLES[kind] ?? kind} (${k.missing.length} of ${k.total}):`);
+    for (const item of k.missing.slice(0, max)) out.push(`    - ${item.length > 100 ? `${item.slice(0, 99)}…` : item}`);
+    if (k.missing.length > max) out.push(`    … ${k.missing.length - max} more`);
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 // The message formats the package reads and writes, and the free functions that take or return
 // them (generic over the caller's message type): src/wasm/functions.rs.
 import type { MessageFormat, TrimOptions } from "./options.js";
-import type { RepairResult, SessionCompaction, Violation } from "./results.js";
+import type { RepairResult, Retention, SessionCompaction, Violation } from "./results.js";
 
 /** A JSON value (as the AI SDK declares it). */
 export type JSONValue = null | string | number | boolean | JSONValue[] | { [key: string]: JSONValue | undefined };
@@ -174,6 +174,8 @@ export function importSession(text: string, kind: "pi" | "claude-code", options?
  * calls, duplicate ids, misplaced summaries, empty messages. `format` defaults to detection.
  */
 export function validateMessages<M extends object>(messages: readonly M[], format?: MessageFormat | null): Violation[];
+/** What `summary` keeps of the facts of `messages` (files, commands, errors, user requests, pending tasks). */
+export function factRetention<M extends object>(messages: readonly M[], summary: string, format?: MessageFormat | null): Retention;
 
 /**
  * A repaired copy: orphaned results removed, interrupted calls answered with an error result,

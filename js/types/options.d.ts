@@ -319,8 +319,12 @@ export interface CompactorOptions<M = object> {
     /** Only these tools appear: names, or prefixes ending in `*` (`"mcp_*"`). Default: every tool. */
     toolAllow?: string[];
   };
-  /** Transcripts longer than this many characters are summarized in chunks. Default 120,000. */
-  chunkChars?: number;
+  /**
+   * Transcripts longer than this many characters are summarized in chunks; `"window"`: only a
+   * transcript that does not fit the summarizer's context window is. Default 120,000
+   * (`"window"` for `claude-code`, `codex`, `opencode`, `pi-plan`, `compaction-layer`).
+   */
+  chunkChars?: number | "window";
   /** A summary above this many tokens is condensed once more. Default: `summaryTokens`. */
   rollupTokens?: number;
   /** Also cut transcript chunks at this many tokens. Default: none (`"langchain"` preset: 4,000). */

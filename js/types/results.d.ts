@@ -203,6 +203,21 @@ export interface Digest {
   errors: string[];
   /** What the user asked for. */
   userRequests: string[];
+  /** What the agent's latest plan or to-do list leaves to do. */
+  pendingTasks: string[];
+  /** How many of these facts the summary keeps, and which it lost. */
+  retention: Retention;
+}
+/** Fact retention of a summary (see `Digest`). */
+export interface Retention {
+  /** Facts in all. */
+  total: number;
+  /** Facts the summary mentions. */
+  kept: number;
+  /** `kept / total` (1 when there is nothing to keep). */
+  recall: number;
+  /** Per kind: `filesModified`, `filesRead`, `commands`, `errors`, `userRequests`, `pendingTasks`. */
+  kinds: Record<"filesModified" | "filesRead" | "commands" | "errors" | "userRequests" | "pendingTasks", { total: number; kept: number; missing: string[] }>;
 }
 /** What `compact()` resolves to. */
 export interface CompactResult<M = object> {

@@ -317,6 +317,17 @@ impl Preset {
                 s.retry_delay_ms = 3_000;
             }
         }
+        // The agents (and seed 000's and 001's designs) send the whole conversation in one request
+        // while it fits the summarizer: they chunk only past its window. Seed 004 chunks at
+        // 120,000 characters; the other presets keep the default character rule.
+        s.chunk_by_window = matches!(
+            self,
+            Preset::ClaudeCode
+                | Preset::Codex
+                | Preset::OpenCode
+                | Preset::Seed000
+                | Preset::Seed001
+        );
         // Only seed 004 sets its own rollup threshold; elsewhere a summary is rolled up when it
         // exceeds its own budget.
         s.rollup_tokens = match self {

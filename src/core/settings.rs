@@ -107,8 +107,12 @@ pub struct Settings {
     /// The summarizer's transcript.
     pub transcript: TranscriptOptions,
     /// Transcripts longer than this many characters are summarized in chunks, each building on the
-    /// previous summary.
+    /// previous summary (unless `chunk_by_window`).
     pub chunk_chars: usize,
+    /// `chunkChars: "window"`: no character rule; a transcript is chunked only when the request
+    /// would not fit the summarizer's context window (the budget's window, from `contextWindow` or
+    /// `model`) with room for the prompt, the summary it builds on and the answer.
+    pub chunk_by_window: bool,
     /// A summary above this many tokens is rolled up (summarized again).
     pub rollup_tokens: usize,
     /// When set, the messages sent to the summarizer are trimmed to this many tokens (LangChain).
@@ -165,6 +169,7 @@ impl Settings {
             estimation: Estimation::Heuristic,
             transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None, style: TranscriptStyle::Standard },
             chunk_chars: 120_000,
+            chunk_by_window: false,
             rollup_tokens: reserve * 4 / 5,
             summarizer_input_tokens: None,
             retries: 2,

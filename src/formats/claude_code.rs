@@ -13,6 +13,15 @@
 //! `isCompactSummary` user message. Other lines (`progress`, `file-history-snapshot`, `system`,
 //! `queue-operation`, `summary`...) are listed in `other_entries`.
 //!
+//! Queued messages: what the user types while the agent is busy is recorded as a `queue-operation`
+//! `enqueue` line with its `content`. A `dequeue` means the prompt was taken up as a turn of its
+//! own, written later as an ordinary `user` line, so the queued copy is dropped. Otherwise (a
+//! `remove`, the message absorbed into the running turn, or no later operation) it becomes a user
+//! text message, placed where the agent saw it: before the next assistant message that is not
+//! part of the exchange under way (after the tool results of that exchange), or at the end. A
+//! queued slash command (`/mcp`) and a text that a later `user` line repeats are not imported
+//! again. Its entry's `lines` is the `enqueue` line.
+//!
 //! Each message's `original` is the API message `{ role, content }` (line metadata such as
 //! `uuid` is in [`EntryRef`]), so exporting with the Anthropic adapter gives API-ready messages.
 
@@ -81,6 +90,8 @@ pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<Impor
     let mut pending: Vec<Pending> = Vec::new();
     // (compaction index, number of pending messages at the boundary)
     let mut boundaries: Vec<(usize, usize)> = Vec::new();
+    let typed = user_texts(&lines, subagent);
+    let mut queue = Queue::default();
     for (n, value) in &lines {
         let n = *n;
         let Some(obj) = value.as_object() else {
@@ -99,7 +110,17 @@ pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<Impor
             continue;
         }
         match kind.as_str() {
-            "user" | "assistant" => add_line(&mut pending, obj, n, &kind)?,
+            "user" | "assistant" => {
+                if !continues_exchange(&pending, obj, &kind) {
+                    queue.flush(&mut pending);
+                }
+                add_line(&mut pending, obj, n, &kind)?
+            }
+            "queue-operation" => {
+                if !queue.operation(obj, n, &typed) {
+                    session.other_entries.push((n, kind));
+                }
+            }
             "system" if str_field("subtype") == Some("compact_boundary") => {
                 let meta = obj.get("compactMetadata").and_then(Value::as_object);
                 let tokens_before = match meta {
@@ -128,6 +149,8 @@ pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<Impor
             _ => session.other_entries.push((n, kind)),
         }
     }
+    queue.close();
+    queue.flush(&mut pending);
     for (ci, at) in boundaries {
         if let Some(record) = session.compactions.get_mut(ci) {
             record.at_message = at;
@@ -253,4 +276,141 @@ fn add_line(
         }),
     }
     Ok(())
+}
+
+/// A queued message: the `enqueue` line, its text and time.
+struct Queued {
+    line: usize,
+    /// False for a slash command or a text a later `user` line repeats: tracked, never written.
+    import: bool,
+    text: String,
+    timestamp: Option<i64>,
+}
+
+/// The input queue as the `queue-operation` lines record it (see the module documentation).
+#[derive(Default)]
+struct Queue {
+    /// Enqueued and not yet taken.
+    waiting: Vec<Queued>,
+    /// Absorbed into the running turn, to be written before the next new assistant message.
+    absorbed: Vec<Queued>,
+}
+
+impl Queue {
+    /// Applies one `queue-operation` line; true when the line becomes (part of) a message.
+    fn operation(&mut self, obj: &Map<String, Value>, n: usize, typed: &[(usize, String)]) -> bool {
+        let content = obj.get("content").and_then(Value::as_str);
+        let taken = |waiting: &mut Vec<Queued>| {
+            let at = match content {
+                Some(c) => waiting.iter().position(|q| q.text.trim() == c.trim()),
+                None => (!waiting.is_empty()).then_some(0),
+            };
+            at.map(|i| waiting.remove(i))
+        };
+        match obj.get("operation").and_then(Value::as_str) {
+            Some("enqueue") => {
+                let Some(text) = content.filter(|c| !c.trim().is_empty()) else {
+                    return false;
+                };
+                let repeated = typed.iter().any(|(m, t)| *m > n && t.trim() == text.trim());
+                let import = !repeated && !is_slash_command(text);
+                self.waiting.push(Queued {
+                    line: n,
+                    import,
+                    text: text.to_string(),
+                    timestamp: obj
+                        .get("timestamp")
+                        .and_then(Value::as_str)
+                        .and_then(crate::core::message::parse_iso8601_millis),
+                });
+                import
+            }
+            Some("dequeue") => {
+                taken(&mut self.waiting);
+                false
+            }
+            Some("remove") => {
+                if let Some(q) = taken(&mut self.waiting) {
+                    self.absorbed.push(q);
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// The messages never taken up are written at the end.
+    fn close(&mut self) {
+        self.absorbed.append(&mut self.waiting);
+    }
+
+    /// Writes the absorbed messages as user messages.
+    fn flush(&mut self, pending: &mut Vec<Pending>) {
+        for q in self.absorbed.drain(..).filter(|q| q.import) {
+            pending.push(Pending {
+                role: "user",
+                content: Vec::new(),
+                string_content: Some(q.text),
+                lines: vec![q.line],
+                id: None,
+                parent_id: None,
+                api_id: None,
+                tool_results_only: false,
+                compact_summary: false,
+                timestamp: q.timestamp,
+            });
+        }
+    }
+}
+
+/// `/name` or `/name args`: a command for the agent's interface, not a message to the model.
+fn is_slash_command(text: &str) -> bool {
+    let Some(rest) = text.trim_start().strip_prefix('/') else {
+        return false;
+    };
+    let word = rest.split_whitespace().next().unwrap_or_default();
+    word.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':'))
+}
+
+/// True when a `user` or `assistant` line continues the exchange under way: tool results, or
+/// another block of the last assistant message.
+fn continues_exchange(pending: &[Pending], obj: &Map<String, Value>, kind: &str) -> bool {
+    let message = obj.get("message").and_then(Value::as_object);
+    let content = message.and_then(|m| m.get("content"));
+    if kind == "user" {
+        return matches!(content, Some(Value::Array(items)) if !items.is_empty()
+            && items.iter().all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")));
+    }
+    let id = message.and_then(|m| m.get("id")).and_then(Value::as_str);
+    let last = pending.iter().rposition(|p| p.role == "assistant");
+    id.is_some()
+        && last
+            .and_then(|a| pending.get(a))
+            .and_then(|p| p.api_id.as_deref())
+            == id
+}
+
+/// The text of every `user` line of the conversation with its line number (string content, or its
+/// text blocks joined).
+fn user_texts(lines: &[(usize, Value)], subagent: bool) -> Vec<(usize, String)> {
+    lines
+        .iter()
+        .filter(|(_, v)| v.get("type").and_then(Value::as_str) == Some("user"))
+        .filter(|(_, v)| subagent || v.get("isSidechain") != Some(&Value::Bool(true)))
+        .filter_map(|(n, v)| {
+            let text = match v.get("message")?.get("content")? {
+                Value::String(s) => s.clone(),
+                Value::Array(items) => items
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => return None,
+            };
+            Some((*n, text))
+        })
+        .collect()
 }

@@ -141,6 +141,36 @@ pub fn validate_messages(
     Ok(to_js(&list))
 }
 
+/// What `summary` keeps of the facts of `messages` (files, commands, errors, user requests, pending
+/// tasks; core `summary::retention`): `{ total, kept, recall, kinds }`, each kind
+/// `{ total, kept, missing }`.
+#[wasm_bindgen(js_name = factRetention, skip_typescript)]
+pub fn fact_retention(
+    #[wasm_bindgen(unchecked_param_type = "readonly object[]")] messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] summary: JsValue,
+    format: Option<FormatArg>,
+) -> Result<JsValue, JsValue> {
+    let incoming = incoming(&messages, format_arg(format)?)?;
+    let summary = super::convert::text_arg(&summary, "summary")?;
+    let all: Vec<usize> = (0..incoming.messages.len()).collect();
+    let digest = crate::core::summary::Digest::extract(&incoming.messages, &all);
+    let r = crate::core::summary::retention::Retention::of(&digest, &summary);
+    let kinds: serde_json::Map<String, Value> = r
+        .kinds
+        .iter()
+        .map(|k| {
+            let kept = k.total - k.missing.len();
+            (
+                k.kind.to_string(),
+                json!({"total": k.total, "kept": kept, "missing": k.missing}),
+            )
+        })
+        .collect();
+    Ok(to_js(
+        &json!({"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds}),
+    ))
+}
+
 /// A repaired copy: orphan results removed, interrupted calls answered with an error result,
 /// duplicate ids renamed. `{ messages, actions }`; valid input comes back deep-equal.
 #[wasm_bindgen(js_name = repairMessages, skip_typescript)]

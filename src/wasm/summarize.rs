@@ -471,7 +471,7 @@ pub async fn execute(
             )
             .map_err(|e| error_to_js(&e, None))?;
             let finished = job.extractive(messages);
-            digest = digest_json(&finished.digest);
+            digest = digest_json(&finished.digest, &finished.summary);
             summary_text = Some(finished.summary);
         }
         if summary_text.is_none() {
@@ -527,7 +527,7 @@ pub async fn execute(
                 .await?;
             }
             let finished = job.finish().map_err(|e| error_to_js(&e, None))?;
-            digest = digest_json(&finished.digest);
+            digest = digest_json(&finished.digest, &finished.summary);
             summary_text = Some(finished.summary);
         }
     } else if is_aborted(&call.signal) {
@@ -563,9 +563,18 @@ pub async fn execute(
 }
 
 /// The digest as the result's `digest` field.
-fn digest_json(d: &crate::core::summary::Digest) -> serde_json::Value {
+fn digest_json(d: &crate::core::summary::Digest, summary: &str) -> serde_json::Value {
+    let r = crate::core::summary::retention::Retention::of(d, summary);
+    let mut kinds = serde_json::Map::new();
+    for k in &r.kinds {
+        kinds.insert(
+            k.kind.into(),
+            json!({"total": k.total, "kept": k.total - k.missing.len(), "missing": k.missing}),
+        );
+    }
     json!({
         "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
-        "errors": d.errors, "userRequests": d.user_requests,
+        "errors": d.errors, "userRequests": d.user_requests, "pendingTasks": d.pending_tasks,
+        "retention": {"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds},
     })
 }

@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Compactor, Session, convertMessages, estimateTokens, importSession } from "context-compaction";
+import { Compactor, Session, convertMessages, estimateTokens, factRetention, importSession } from "context-compaction";
 import { consumerWith, root } from "./pack.mjs";
 import { fixturePath } from "./fixtures.mjs";
 import { progressBar } from "../../bin/cli/progress.mjs";
@@ -156,6 +156,22 @@ test("inspect: recorded compactions are listed (pi and Claude Code)", () => {
   assert.equal(cc.compactions[0].trigger, "manual");
   const subagent = json(["inspect", fixturePath("claude-code/subagent.jsonl")]);
   assert.equal(subagent.input.kind, "claude-code");
+});
+
+test("inspect and compact report the fact retention of the summary they found or wrote", () => {
+  const path = fixturePath("claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl");
+  const cc = json(["inspect", path]);
+  const file = importSession(readFileSync(path, "utf8"), "claude-code");
+  const [c] = file.compactions;
+  const expected = factRetention(file.history.slice(0, c.atMessage), c.summary, "anthropic");
+  assert.deepEqual(cc.compactions[0].retention, expected);
+  assert.ok(expected.total > 50 && expected.kept < expected.total, JSON.stringify(expected).slice(0, 300));
+  const text = run(["inspect", path]);
+  assert.match(text.stdout, new RegExp(`facts kept[\\s\\S]*${expected.kept} of ${expected.total}`));
+  assert.match(text.stdout, /lost by the summary at line \d+:\n {2}\w[\w ]* \(\d+ of \d+\):\n {4}- /);
+  const compacted = json(["compact", toolHeavy, "--window", "4000"]);
+  assert.ok(compacted.retention.total > 0 && compacted.retention.kept <= compacted.retention.total);
+  assert.match(run(["compact", toolHeavy, "--window", "4000"]).stdout, /facts kept +\d+ of \d+ \(\d+%\)/);
 });
 
 test("inspect --model --preset --tokenizer: the window and trigger the package resolves", () => {

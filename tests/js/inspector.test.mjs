@@ -161,6 +161,11 @@ test("extractive compaction shrinks the context and shows the summary; undo rest
   assert.ok(after < before, `${after} < ${before}`);
   assert.ok((await page.$$("#timeline .msg[data-kind=summary]")).length >= 1);
   assert.match(await page.textContent("#summary-text"), /\S/);
+  // The summary's fact retention, and one list item per fact it lost.
+  const [, kept, total] = (await page.textContent("#retention")).match(/Facts kept: ([\d,]+) of ([\d,]+)/);
+  const n = (s) => Number(s.replaceAll(",", ""));
+  assert.ok(n(total) > 0);
+  assert.equal(await page.$$eval("#summary-lost li", (l) => l.length), n(total) - n(kept));
   assert.ok((await page.$$eval("#timeline .msg", (m) => m.length)) < count);
   await page.screenshot({ path: join(shots, "3-compacted.png"), fullPage: false });
 

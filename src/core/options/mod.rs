@@ -396,8 +396,18 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
         }
         t.finish()?;
     }
-    if let Some(n) = r.count("chunkChars", 1)? {
+    // A number of characters, or "window": chunk only past the summarizer's window.
+    if let Some(text) = r.value("chunkChars").and_then(serde_json::Value::as_str) {
+        if text != "window" {
+            return Err(Error::invalid_option(
+                "chunkChars",
+                format!("chunkChars must be a whole number or \"window\", got \"{text}\""),
+            ));
+        }
+        s.chunk_by_window = true;
+    } else if let Some(n) = r.count("chunkChars", 1)? {
         s.chunk_chars = n;
+        s.chunk_by_window = false;
     }
     if let Some(n) = r.count("rollupTokens", 1)? {
         s.rollup_tokens = n;

@@ -1,4 +1,5 @@
-//! Cutting a transcript into chunks a summarizer can read.
+//! Cutting a transcript into chunks a summarizer can read, and how many tokens a chunk may hold
+//! when chunking by the summarizer's window ([`WindowCapacity`]).
 //!
 //! Entries (serialized messages) are packed greedily, in order, into chunks of at most
 //! `char_limit` characters and, when a token limit is set, at most that many tokens, counted as
@@ -9,6 +10,9 @@
 
 use std::collections::HashSet;
 
+use crate::core::settings::Settings;
+
+use super::prompt::Templates;
 use super::transcript::Entry;
 
 /// The marker opening every piece of a cut entry but the first.
@@ -23,6 +27,87 @@ pub struct Chunk {
     pub indices: Vec<usize>,
     /// Estimated tokens of the chunk's entries that are not overlap messages.
     pub replaced_tokens: usize,
+}
+
+/// What a summarizer request must hold besides the transcript, to chunk by the summarizer's
+/// window (`chunkChars: "window"`) rather than by characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowCapacity {
+    /// The summarizer's context window in tokens.
+    pub window: usize,
+    /// The answer's budget (`maxTokens`).
+    pub answer: usize,
+    /// The system prompt, the longest template, the instructions and the original task.
+    pub fixed: usize,
+    /// The earlier summary the first request builds on.
+    pub previous: usize,
+}
+
+impl WindowCapacity {
+    /// The capacity of requests rendered from `templates` for a summarizer with the window of
+    /// `settings` and an answer of its summary budget: `fixed` counts the system prompt, the
+    /// longest template and the `extra` texts (the instructions; the original task when the
+    /// history template asks for it), `previous` the earlier summary.
+    pub fn of(
+        settings: &Settings,
+        templates: &Templates,
+        extra: [Option<&str>; 2],
+        previous: Option<&str>,
+        estimate: &dyn Fn(&str) -> usize,
+    ) -> WindowCapacity {
+        let [instructions, original_task] = extra;
+        let longest = [
+            &templates.history,
+            &templates.update,
+            &templates.chunk,
+            &templates.turn_prefix,
+        ]
+        .into_iter()
+        .map(|t| estimate(t))
+        .max()
+        .unwrap_or(0);
+        let task = original_task.filter(|_| templates.history.contains("{original_task}"));
+        WindowCapacity {
+            window: settings.budget.context_window,
+            answer: settings.plan.summary_tokens,
+            fixed: longest
+                + estimate(&templates.system)
+                + instructions.map_or(0, estimate)
+                + task.map_or(0, estimate),
+            previous: previous.map_or(0, estimate),
+        }
+    }
+
+    /// [`WindowCapacity::token_limit`] for a transcript of these entries.
+    pub fn token_limit_for(
+        &self,
+        entries: &[Entry],
+        separator: &str,
+        estimate: &dyn Fn(&str) -> usize,
+    ) -> usize {
+        let whole: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+        self.token_limit(estimate(&whole.join(separator)))
+    }
+
+    /// The most tokens of transcript per request for a transcript of `whole` tokens: when it fits
+    /// one request (window − answer − fixed − previous summary) that room, so it is sent whole;
+    /// otherwise the room of a chunk, which carries a summary so far of up to the answer's budget.
+    /// Never below a quarter of the window, so that a window too small for its own settings still
+    /// ends in a bounded number of chunks.
+    pub fn token_limit(&self, whole: usize) -> usize {
+        let floor = (self.window / 4).max(1);
+        let room = |carry: usize| {
+            self.window
+                .saturating_sub(self.answer + self.fixed + carry)
+                .max(floor)
+        };
+        let single = room(self.previous);
+        if whole <= single {
+            single
+        } else {
+            room(self.previous.max(self.answer))
+        }
+    }
 }
 
 /// Packs entries into chunks (see the module documentation).
@@ -184,6 +269,33 @@ mod tests {
             .collect();
         assert_eq!(rebuilt, "é".repeat(120));
         assert!(c.chunks(vec![]).is_empty());
+    }
+
+    #[test]
+    fn window_capacity_sends_whole_what_fits_and_chunks_past_it() {
+        let c = WindowCapacity {
+            window: 100_000,
+            answer: 10_000,
+            fixed: 2_000,
+            previous: 1_000,
+        };
+        assert_eq!(c.token_limit(87_000), 87_000, "fits in one request");
+        assert_eq!(
+            c.token_limit(87_001),
+            78_000,
+            "chunks carry a summary of the answer's budget"
+        );
+        let tiny = WindowCapacity {
+            window: 8_000,
+            answer: 10_000,
+            fixed: 0,
+            previous: 0,
+        };
+        assert_eq!(
+            tiny.token_limit(1_000_000),
+            2_000,
+            "never below a quarter of the window"
+        );
     }
 
     #[test]

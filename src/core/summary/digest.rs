@@ -10,14 +10,20 @@
 //!   `runcommand`, `runshellcommand`, `executecommand`, `exec`, `execcommand`, `localshell`,
 //!   `powershell`) with a `command` or `cmd` input (a string, or an argument array whose script
 //!   after `-c`/`-lc` is taken, else the arguments joined by spaces); whitespace collapsed, at most
-//!   [`ITEM_CHARS`] characters; in call order without repeats, the last [`MAX_COMMANDS`];
-//! - **errors** from error tool results: `tool: line`, the line being the first that names an
-//!   error (contains `error`, `fail`, `denied`, `not found`... case-insensitive) or else the first
-//!   non-empty one, at most [`ITEM_CHARS`] characters; in order without repeats, the last
-//!   [`MAX_ERRORS`];
+//!   [`COMMAND_CHARS`] characters; in call order without repeats. The budget: at most
+//!   [`MAX_COMMANDS`], the first [`FIRST_COMMANDS`] and the latest others, so neither how the
+//!   work began nor where it stands is lost;
+//! - **errors** from error tool results: `tool: line`, the line being the one that names the error
+//!   ([`super::error_line`]: not an exit status or build progress), at most [`ITEM_CHARS`]
+//!   characters; in order without repeats, the last [`MAX_ERRORS`];
 //! - **user requests**: the text of user messages that start a turn, whitespace collapsed, at most
 //!   [`REQUEST_CHARS`] characters; in order without repeats, the first one and the last
-//!   `MAX_REQUESTS - 1`.
+//!   `MAX_REQUESTS - 1`. Messages the agent's interface wrote rather than the user are not
+//!   requests: a background task's `<task-notification>`, a local command's
+//!   `<local-command-caveat>` / `<local-command-stdout>` / `<local-command-stderr>`, a lone
+//!   `<system-reminder>`, `[Request interrupted by user…]`, a skill's text that Claude Code inserts
+//!   (`Base directory for this skill: …`), and a bare slash command (`/mode`);
+//! - **pending tasks**: the agent's latest plan or to-do state ([`super::pending`]).
 //!
 //! Matching ([`Digest::missing_from`]): the summary and each item are normalized (lower case,
 //! every run of whitespace one space, backticks removed). A file is mentioned when the summary
@@ -37,15 +43,19 @@ use super::transcript::{tool_allowed, truncate_plain};
 /// Most files listed per list.
 pub const MAX_FILES: usize = 100;
 /// Most commands listed.
-pub const MAX_COMMANDS: usize = 40;
+pub const MAX_COMMANDS: usize = 150;
+/// Of [`MAX_COMMANDS`], how many are the first ones when there are more.
+pub const FIRST_COMMANDS: usize = 30;
+/// Most characters of a command.
+pub const COMMAND_CHARS: usize = 160;
 /// Most errors listed.
 pub const MAX_ERRORS: usize = 20;
 /// Most user requests listed.
-pub const MAX_REQUESTS: usize = 20;
+pub const MAX_REQUESTS: usize = 60;
 /// Most characters of a command or error.
 pub const ITEM_CHARS: usize = 200;
 /// Most characters of a user request.
-pub const REQUEST_CHARS: usize = 300;
+pub const REQUEST_CHARS: usize = 200;
 /// Characters of a command, error or request that must appear in a summary to count as mentioned.
 pub const MATCH_CHARS: usize = 60;
 /// The heading of the appended section.
@@ -80,6 +90,8 @@ pub struct Digest {
     pub errors: Vec<String>,
     /// What the user asked, in order.
     pub user_requests: Vec<String>,
+    /// What the agent's latest plan or to-do state leaves to do.
+    pub pending_tasks: Vec<String>,
 }
 
 impl Digest {
@@ -118,7 +130,7 @@ impl Digest {
         for message in chosen {
             if message.is_user_turn_start() {
                 let text = collapse(&message.plain_text());
-                if !text.is_empty() {
+                if !text.is_empty() && !is_interface_message(&text) {
                     requests.push(truncate_plain(&text, REQUEST_CHARS));
                 }
             }
@@ -130,7 +142,7 @@ impl Digest {
                             continue;
                         }
                         if let Some(command) = shell_command(name, input) {
-                            commands.push(truncate_plain(&command, ITEM_CHARS));
+                            commands.push(truncate_plain(&command, COMMAND_CHARS));
                         }
                         if failed.contains(id.as_str()) {
                             continue;
@@ -158,7 +170,7 @@ impl Digest {
                             continue;
                         }
                         let tool = known.unwrap_or("tool");
-                        let line = first_line(output);
+                        let line = telling_line(output);
                         let item = if line.is_empty() {
                             format!("{tool}: (error without output)")
                         } else {
@@ -171,12 +183,14 @@ impl Digest {
             }
         }
         let (files_read, files_modified) = split_files(files);
+        let chosen: Vec<&Message> = indices.iter().filter_map(|&i| messages.get(i)).collect();
         Digest {
             files_read,
             files_modified,
-            commands: commands.last(MAX_COMMANDS),
+            commands: commands.first_and_latest(FIRST_COMMANDS, MAX_COMMANDS),
             errors: errors.last(MAX_ERRORS),
             user_requests: requests.first_and_last(MAX_REQUESTS),
+            pending_tasks: super::pending::latest(&chosen).unwrap_or_default(),
         }
     }
 
@@ -187,6 +201,7 @@ impl Digest {
             && self.commands.is_empty()
             && self.errors.is_empty()
             && self.user_requests.is_empty()
+            && self.pending_tasks.is_empty()
     }
 
     /// The items of this digest that `summary` does not mention, by the matching rule of the
@@ -216,6 +231,12 @@ impl Digest {
                 .filter(text_missing)
                 .cloned()
                 .collect(),
+            pending_tasks: self
+                .pending_tasks
+                .iter()
+                .filter(text_missing)
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -232,12 +253,13 @@ pub fn append_to(summary: &str, missing: &Digest) -> String {
         out.push_str("\n\n");
     }
     out.push_str(APPENDED_HEADING);
-    let lists: [(&str, &[String], bool); 5] = [
+    let lists: [(&str, &[String], bool); 6] = [
         ("Files read", &missing.files_read, false),
         ("Files modified", &missing.files_modified, false),
         ("Commands run", &missing.commands, true),
         ("Errors seen", &missing.errors, false),
         ("User requests", &missing.user_requests, false),
+        ("Pending tasks", &missing.pending_tasks, false),
     ];
     for (title, items, code) in lists {
         if items.is_empty() {
@@ -276,6 +298,7 @@ pub fn append_within(
             &mut kept.commands,
             &mut kept.errors,
             &mut kept.user_requests,
+            &mut kept.pending_tasks,
         ];
         if let Some(longest) = lists.into_iter().max_by_key(|l| l.len()) {
             // Drop half of the longest list at once: O(log n) rounds of estimation.
@@ -302,6 +325,18 @@ impl Ordered {
     fn last(self, n: usize) -> Vec<String> {
         let skip = self.items.len().saturating_sub(n);
         self.items.into_iter().skip(skip).collect()
+    }
+
+    /// The first `first` items and the latest others, `n` in all.
+    fn first_and_latest(self, first: usize, n: usize) -> Vec<String> {
+        if self.items.len() <= n {
+            return self.items;
+        }
+        let first = first.min(n);
+        let skip = self.items.len() - (n - first);
+        let mut out: Vec<String> = self.items.iter().take(first).cloned().collect();
+        out.extend(self.items.into_iter().skip(skip));
+        out
     }
 
     fn first_and_last(self, n: usize) -> Vec<String> {
@@ -362,44 +397,31 @@ fn shell_command(name: &str, input: &Value) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// Words that make a line of an error output the one worth quoting.
-const ERROR_WORDS: &[&str] = &[
-    "error",
-    "fail",
-    "exception",
-    "denied",
-    "not found",
-    "no such",
-    "panic",
-    "invalid",
-    "cannot",
-    "unable",
-    "refused",
-    "timed out",
-];
-
-/// The line of a result's text output that names the error (the first non-empty line containing
-/// one of [`ERROR_WORDS`], case-insensitive), else its first non-empty line; trimmed.
-fn first_line(output: &[Part]) -> String {
-    let lines: Vec<&str> = output
+/// The line of a result's text output that names the error ([`telling_line`]).
+fn telling_line(output: &[Part]) -> String {
+    let text: Vec<&str> = output
         .iter()
         .filter_map(|p| match p {
             Part::Text { text } => Some(text.as_str()),
             _ => None,
         })
-        .flat_map(str::lines)
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
         .collect();
-    let telling = lines.iter().find(|l| {
-        let lower = l.to_lowercase();
-        ERROR_WORDS.iter().any(|w| lower.contains(w))
+    super::error_line::telling_line(&text.join("\n"))
+}
+
+/// Messages an agent's interface writes in the user's place (see the module documentation).
+fn is_interface_message(text: &str) -> bool {
+    let t = text.trim();
+    let slash_command = t.strip_prefix('/').is_some_and(|c| {
+        c.chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | ':'))
     });
-    telling
-        .or(lines.first())
-        .copied()
-        .unwrap_or_default()
-        .to_string()
+    slash_command
+        || t.starts_with("[Request interrupted by user")
+        || t.starts_with("Base directory for this skill:")
+        || t.starts_with("<task-notification>")
+        || t.starts_with("<local-command-")
+        || (t.starts_with("<system-reminder>") && t.ends_with("</system-reminder>"))
 }
 
 /// Every run of whitespace becomes one space; ends trimmed.
@@ -531,6 +553,66 @@ mod tests {
         let full = append_to(&out, &d);
         assert_eq!(d.missing_from(&full), Digest::default());
         assert_eq!(append_to("s \n", &Digest::default()), "s");
+    }
+
+    #[test]
+    fn requests_are_what_the_user_typed_and_errors_their_telling_line() {
+        let msgs = vec![
+            Message::text(Role::User, "Fix the build"),
+            Message::text(Role::User, "[Request interrupted by user]"),
+            Message::text(
+                Role::User,
+                "<task-notification>\n<task-id>x</task-id>\n</task-notification>",
+            ),
+            Message::text(
+                Role::User,
+                "<local-command-stdout>ok</local-command-stdout>",
+            ),
+            Message::text(Role::User, "/mode"),
+            Message::text(
+                Role::User,
+                "Base directory for this skill: /skills/x\n\n# Skill",
+            ),
+            call("1", "Bash", json!({"command": "cargo build"})),
+            result(
+                "1",
+                "Exit code 101\n   Compiling app v0.1.0\nerror[E0308]: mismatched types",
+                true,
+            ),
+        ];
+        let all: Vec<usize> = (0..msgs.len()).collect();
+        let d = Digest::extract(&msgs, &all);
+        assert_eq!(d.user_requests, vec!["Fix the build"]);
+        assert_eq!(d.errors, vec!["Bash: error[E0308]: mismatched types"]);
+    }
+
+    #[test]
+    fn the_first_commands_are_kept_with_the_latest() {
+        let msgs: Vec<Message> = (0..MAX_COMMANDS + 50)
+            .map(|i| {
+                call(
+                    &i.to_string(),
+                    "bash",
+                    json!({"command": format!("step {i}")}),
+                )
+            })
+            .collect();
+        let all: Vec<usize> = (0..msgs.len()).collect();
+        let d = Digest::extract(&msgs, &all);
+        assert_eq!(d.commands.len(), MAX_COMMANDS);
+        assert_eq!(d.commands[0], "step 0");
+        assert_eq!(
+            d.commands[FIRST_COMMANDS - 1],
+            format!("step {}", FIRST_COMMANDS - 1)
+        );
+        assert_eq!(
+            d.commands[FIRST_COMMANDS],
+            format!("step {}", FIRST_COMMANDS + 50)
+        );
+        assert_eq!(
+            d.commands.last().unwrap(),
+            &format!("step {}", MAX_COMMANDS + 49)
+        );
     }
 
     #[test]

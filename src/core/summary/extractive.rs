@@ -1,5 +1,5 @@
 //! The extractive summary: a deterministic summary built without a model, from the earlier summary,
-//! the digest of the summarized messages (user requests, files, commands, errors) and the last thing
+//! the digest of the summarized messages (user requests, files, commands, errors, pending tasks) and the last thing
 //! the assistant said in them. It is what `summarize: "extractive"` writes, and what `maybeCompact`
 //! falls back to when the summarizer fails, so that the context still shrinks.
 //!
@@ -14,6 +14,7 @@
 //! ## Files read
 //! ## Commands run
 //! ## Errors
+//! ## Pending tasks
 //! ## Last assistant message
 //! ```
 //!
@@ -116,6 +117,7 @@ pub fn summary(input: &Input<'_>) -> String {
         list("Files read", &d.files_read),
         list("Commands run", &d.commands),
         list("Errors", &d.errors),
+        list("Pending tasks", &d.pending_tasks),
         Section {
             title: "Last assistant message",
             text: last_assistant,

@@ -8,7 +8,8 @@
 //! as `previous_summary`, and without messages before it, which it already covers) and the prefix
 //! of a split turn (`TurnPrefix`) are two independent lanes that run in parallel. Each lane's
 //! transcript is cut into chunks at message boundaries when it exceeds `settings.chunk_chars`
-//! characters or, when set, `settings.summarizer_input_tokens` tokens (a single message larger
+//! characters (with `settings.chunk_by_window`: when the request would not fit the summarizer's
+//! window, see [`WindowCapacity`]) or, when set, `settings.summarizer_input_tokens` tokens (a single message larger
 //! than that is cut itself); the chunks of a lane run in sequence, each given the answer to the
 //! previous chunk as `previous_summary` (the first history chunk gets the earlier summary). When
 //! the history's final answer exceeds `settings.rollup_tokens` tokens (a preset's own threshold,
@@ -35,7 +36,7 @@ use crate::core::message::Message;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::settings::Settings;
 
-use super::chunk::{Chunk, Chunker};
+use super::chunk::{Chunk, Chunker, WindowCapacity};
 use super::digest::{append_within, Digest};
 use super::prompt::{render, Templates, NONE};
 use super::recognize::Recognizer;
@@ -299,8 +300,34 @@ impl<'e> SummaryJob<'e> {
             .map(|m| m.plain_text())
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| "Unknown task".to_string());
-        let char_limit = settings.chunk_chars.max(1);
-        let token_limit = settings.summarizer_input_tokens;
+        let mut history_with_overlap = history.clone();
+        if !history.is_empty() {
+            history_with_overlap.extend(plan.overlap.iter().filter(|i| !history.contains(i)));
+        }
+        let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
+        let (char_limit, token_limit) = if settings.chunk_by_window {
+            let capacity = WindowCapacity::of(
+                settings,
+                &templates,
+                [instructions.as_deref(), Some(original_task.as_str())],
+                previous_summary.as_deref(),
+                estimate,
+            );
+            let limit = capacity.token_limit_for(
+                &history_entries,
+                super::transcript::separator(&settings.transcript),
+                estimate,
+            );
+            let limit = settings
+                .summarizer_input_tokens
+                .map_or(limit, |t| t.min(limit));
+            (usize::MAX, Some(limit))
+        } else {
+            (
+                settings.chunk_chars.max(1),
+                settings.summarizer_input_tokens,
+            )
+        };
         let chunker = Chunker {
             estimate,
             char_limit,
@@ -308,11 +335,6 @@ impl<'e> SummaryJob<'e> {
             overlap: &overlap,
             separator: super::transcript::separator(&settings.transcript),
         };
-        let mut history_with_overlap = history.clone();
-        if !history.is_empty() {
-            history_with_overlap.extend(plan.overlap.iter().filter(|i| !history.contains(i)));
-        }
-        let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
         let history_chunks = chunker.chunks(history_entries);
         let mut history_lane = Lane::new(LaneKind::History, history_chunks, history);
         if history_lane.chunks.is_empty() {
@@ -416,7 +438,8 @@ impl<'e> SummaryJob<'e> {
         } else {
             (answer.to_string(), None)
         };
-        let answer = answer.trim();
+        let answer = super::answer::summary_text(&answer);
+        let answer = answer.as_str();
         if is_blank(answer) {
             return Err(Error::new(
                 ErrorCode::SummaryEmpty,

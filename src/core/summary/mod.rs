@@ -4,10 +4,14 @@
 //!   cut, a tool allow-list, images as placeholders).
 //! - [`prompt`] holds the default prompt templates and renders them; [`preset_prompts`] the
 //!   presets' own.
+//! - [`answer`] makes an answer into summary text (Claude Code's `<analysis>` scratchpad dropped).
 //! - [`recognize`] writes a summary into its message and recognizes earlier summaries and their
 //!   rounds.
 //! - [`digest`] extracts files, commands, errors and user requests without a model and appends
 //!   what the model's summary missed.
+//! - [`error_line`] picks the line of an error output that names the error.
+//! - [`pending`] finds the agent's latest plan or to-do state.
+//! - [`retention`] reports how many of the digest's facts a summary keeps, and which it lost.
 //! - [`extractive`] writes a summary without a model (from the digest), for `summarize:
 //!   "extractive"` and as the fallback when the summarizer fails.
 //! - [`chunk`] cuts a transcript too large for one request into chunks.
@@ -18,14 +22,18 @@
 //!
 //! Pure Rust and sans-IO: nothing here calls a model; the caller runs the requests.
 
+pub mod answer;
 pub mod chunk;
 pub mod continuation;
 pub mod digest;
+pub mod error_line;
 pub mod extractive;
 pub mod job;
+pub mod pending;
 pub mod preset_prompts;
 pub mod prompt;
 pub mod recognize;
+pub mod retention;
 pub mod transcript;
 
 pub use continuation::SummaryMode;

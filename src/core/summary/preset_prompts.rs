@@ -1,8 +1,10 @@
 //! The prompts of the presets that reproduce an agent's or a seed's own summary (placeholders as in
 //! [`super::prompt`]). Where a source document gives the text, it is followed verbatim (seed 000's
 //! plan and its quotes of Codex and OpenCode, seed 001, seed 004's input format and sections);
-//! Claude Code's nine-section structure is written in our own words. A preset without its own
-//! prompt uses the defaults.
+//! Claude Code's prompt opens with the sentence seed 000 quotes and gives the rest of its structure
+//! (no tools, `<analysis>` then `<summary>`, nine sections, an example) in our own words. A preset's
+//! chunk and rollup templates keep its own prompt, so a transcript cut into chunks is still
+//! summarized in the preset's structure. A preset without its own prompt uses the defaults.
 
 use super::prompt::Templates;
 
@@ -77,22 +79,75 @@ pub fn opencode() -> Templates {
     appended(OPENCODE_FINAL, OPENCODE_SYSTEM)
 }
 
+/// A preset whose prompt follows the conversation: the same prompt ends every request, whole,
+/// chunked or rolled up, so the preset's structure never gives way to the default one.
 fn appended(instructions: &str, system: &str) -> Templates {
     let history = format!("{CONVERSATION}\n\n{instructions}\n\n{INSTRUCTIONS_LINE}");
     let update = format!("{CONVERSATION_WITH_SUMMARY}\n\n{instructions}\n\n{INSTRUCTIONS_LINE}");
+    let chunk = format!("{CONVERSATION_PART}\n\n{instructions}\n\n{INSTRUCTIONS_LINE}");
     Templates {
         system: system.to_string(),
         history,
         update,
+        chunk,
+        rollup: rollup(instructions),
         ..Templates::default()
     }
 }
 
-/// Claude Code's nine sections, in our words.
-const CLAUDE_CODE_SECTIONS: &str = "Write a detailed summary of the conversation so far, paying \
-close attention to what the user explicitly asked for and to what you did in response. It \
-replaces the conversation: whatever it leaves out is lost. Use exactly these nine numbered \
-sections:
+/// One part of a conversation too long for one request, after the summary of the parts before it.
+const CONVERSATION_PART: &str = "The conversation is too long for one request, so it comes in \
+{parts} parts; this is part {part}. The summary so far covers everything before this part: write \
+one summary of the whole conversation up to the end of this part, keeping what still holds.
+
+<summary-so-far>
+{previous_summary}
+</summary-so-far>
+
+<conversation part=\"{part}\" of=\"{parts}\">
+{transcript}
+</conversation>";
+
+/// Condensing an over-long summary while keeping the structure `instructions` ask for.
+fn rollup(instructions: &str) -> String {
+    let user = if instructions.contains("{instructions}") {
+        String::new()
+    } else {
+        format!("\n\n{INSTRUCTIONS_LINE}")
+    };
+    format!(
+        "The summary below came out too long. Rewrite it in at most {{max_tokens}} tokens, in the \
+structure these instructions ask for, keeping user requirements, open tasks, full file paths and \
+unresolved errors and shortening the rest.
+
+<instructions>
+{instructions}
+</instructions>
+
+<summary-to-condense>
+{{previous_summary}}
+</summary-to-condense>{user}"
+    )
+}
+
+/// Claude Code's compaction prompt: its opening sentence as seed 000 quotes it, then its structure
+/// in our words: no tools, an `<analysis>` scratchpad before a `<summary>` (the scratchpad is
+/// dropped from the stored summary, see [`super::answer`]), the nine sections, an example of the
+/// output's shape, and the user's own compact instructions.
+const CLAUDE_CODE_INSTRUCTIONS: &str = "Your task is to create a detailed summary of the \
+conversation so far, paying close attention to the user's explicit requests and your previous \
+actions. It replaces the conversation: whatever it leaves out is lost to the work that follows.
+
+Answer with text only. Do not call any tool: tools are not available for this task, and a tool \
+call would end it without a summary.
+
+First think it through inside <analysis> tags: go through the conversation in order and, for \
+each part of it, note what the user asked and meant, what you did in response, the decisions \
+and code that mattered (file names, signatures, edits), the errors and how they were fixed, and \
+any feedback the user gave, above all where they asked you to do something differently. Then \
+check what you noted for accuracy and for gaps.
+
+Then write the summary inside <summary> tags, with exactly these nine numbered sections:
 
 1. Primary Request and Intent: everything the user asked for, in detail, including how their \
 requests changed.
@@ -108,20 +163,56 @@ and snippets.
 9. Optional Next Step: the next step, only if it follows directly from the user's latest \
 request; quote the latest exchange so that the task is not misread.
 
-Do not answer or continue the conversation; output only the summary, in at most {max_tokens} \
-tokens.";
+The shape of the answer, for example:
 
-/// Claude Code: a nine-section summary.
+<example>
+<analysis>
+[your walk through the conversation, and the check of what you noted]
+</analysis>
+
+<summary>
+1. Primary Request and Intent:
+   [what the user asked for]
+
+2. Key Technical Concepts:
+   - [concept]
+
+3. Files and Code Sections:
+   - [full path of a file]
+      - [why it matters and what changed]
+      - [the important snippet]
+
+4. Errors and fixes:
+   - [the error]: [how it was fixed; what the user said about it]
+
+5. Problem Solving:
+   [solved problems and open investigations]
+
+6. All user messages:
+   - [each user message, in order]
+
+7. Pending Tasks:
+   - [task]
+
+8. Current Work:
+   [what was being done right before the summary]
+
+9. Optional Next Step:
+   [the next step, with the quote it follows from]
+</summary>
+</example>
+
+The conversation may also hold the user's own instructions for this summary (for example a \
+\"Compact Instructions\" section in a project's instructions); follow them as well. Output only \
+the analysis and the summary, in at most {max_tokens} tokens.";
+
+/// Claude Code's system prompt, in our words.
+const CLAUDE_CODE_SYSTEM: &str = "You are an AI assistant whose only task here is to summarize \
+a conversation so that the work can go on from the summary alone.";
+
+/// Claude Code: the conversation, then its compaction prompt; chunks and the rollup keep it.
 pub fn claude_code() -> Templates {
-    let history = format!("{CONVERSATION}\n\n{CLAUDE_CODE_SECTIONS}\n\n{INSTRUCTIONS_LINE}");
-    let update =
-        format!("{CONVERSATION_WITH_SUMMARY}\n\n{CLAUDE_CODE_SECTIONS}\n\n{INSTRUCTIONS_LINE}");
-    Templates {
-        system: HANDOFF_SYSTEM.to_string(),
-        history,
-        update,
-        ..Templates::default()
-    }
+    appended(CLAUDE_CODE_INSTRUCTIONS, CLAUDE_CODE_SYSTEM)
 }
 
 /// Seed 001's system prompt.
@@ -183,8 +274,26 @@ pub fn seed_001() -> Templates {
             "## Previous Summary\nNone - this is the first compaction round.\n\n{SEED_001_BODY}"
         ),
         update: format!("## Previous Summary\n{{previous_summary}}\n\n{SEED_001_BODY}"),
+        chunk: format!(
+            "## Previous Summary\n{{previous_summary}}\n\n{SEED_001_PART}\n\n{SEED_001_BODY}"
+        ),
+        rollup: rollup(seed_001_instructions()),
         ..Templates::default()
     }
+}
+
+/// Where a chunk of seed 001's messages stands (the seed does not chunk; this says which part the
+/// messages are when the transcript does not fit the summarizer).
+const SEED_001_PART: &str = "The messages to summarize are too many for one request: these are \
+part {part} of {parts}, and the previous summary covers the parts before them. Integrate them \
+into it.";
+
+/// Seed 001's instructions and constraints (its template from `## Instructions` on).
+fn seed_001_instructions() -> &'static str {
+    SEED_001_BODY
+        .find("## Instructions")
+        .and_then(|at| SEED_001_BODY.get(at..))
+        .unwrap_or(SEED_001_BODY)
 }
 
 /// What the context compacter of seed 004 is.
@@ -272,6 +381,40 @@ mod tests {
             assert!(t.update.contains("{instructions}"));
         }
         assert!(seed_001().history.contains("{original_task}"));
+    }
+
+    #[test]
+    fn chunks_and_rollups_keep_the_presets_structure() {
+        let cases = [
+            (seed_000(), "Absolute file paths of any relevant files"),
+            (codex(), "CONTEXT CHECKPOINT COMPACTION"),
+            (opencode(), "Summarize our conversation above."),
+            (claude_code(), "9. Optional Next Step"),
+            (seed_001(), "### Session Summary (Compaction Round {round})"),
+        ];
+        for (t, marker) in cases {
+            for (name, template) in [
+                ("history", &t.history),
+                ("chunk", &t.chunk),
+                ("rollup", &t.rollup),
+            ] {
+                assert!(template.contains(marker), "{name} lacks {marker}");
+            }
+            assert!(t.chunk.contains("{part}") && t.chunk.contains("{parts}"));
+            assert!(t.chunk.contains("{transcript}") && t.chunk.contains("{previous_summary}"));
+            assert!(t.rollup.contains("{previous_summary}") && t.rollup.contains("{max_tokens}"));
+            assert_eq!(t.rollup.matches("{instructions}").count(), 1);
+            assert_ne!(t.chunk, Templates::default().chunk);
+        }
+        let claude = claude_code().history;
+        for part in [
+            "<analysis>",
+            "<summary>",
+            "<example>",
+            "Do not call any tool",
+        ] {
+            assert!(claude.contains(part), "{part}");
+        }
         assert!(seed_004().history.contains("{state}"));
     }
 

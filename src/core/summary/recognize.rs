@@ -166,6 +166,15 @@ impl Recognizer {
             }
             if let Some((rest, _)) = match_start(t, prefix) {
                 t = rest.trim();
+                // Another agent's opening is matched by its first words only: the rest of its
+                // line belongs to it too, not to the body.
+                if OTHER_PREFIXES.contains(&prefix.as_str()) && !rest.starts_with(['\n', '\r']) {
+                    if let Some((_, body)) = rest.split_once('\n') {
+                        if !body.trim().is_empty() {
+                            t = body.trim();
+                        }
+                    }
+                }
                 break;
             }
         }
