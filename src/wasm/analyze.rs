@@ -138,7 +138,7 @@ impl Inner {
         let estimator = self.estimator()?;
         // The cache is taken out while JS runs (getters of the caller's objects may call back).
         let mut cache = std::mem::take(&mut self.state.borrow_mut().identity);
-        let resolved = cache.resolve(&array, self.options.format, &estimator, &self.recognizer);
+        let resolved = cache.resolve(&array, self.options.format, &estimator);
         self.state.borrow_mut().identity = cache;
         let r = resolved?;
         Ok(Resolved {
@@ -262,7 +262,7 @@ impl Inner {
     /// call given back with [`Inner::restore`] shares).
     fn materialize(&self, r: Resolved) -> Analyzed {
         let mut messages = self.state.borrow_mut().identity.take_messages(&r.ids);
-        self.recognizer.pair_answers(&mut messages);
+        self.recognizer.mark_leading(&mut messages);
         let state = self.state.borrow();
         let kinds = r
             .ids

@@ -21,7 +21,6 @@ use crate::core::error::Error;
 use crate::core::estimate::{EstimateCache, Estimator, KindTokens};
 use crate::core::message::{Message, Part, Role};
 use crate::core::prune::{PartCost, PruneKind};
-use crate::core::summary::Recognizer;
 use crate::formats::{detect, Format};
 
 #[wasm_bindgen(inline_js = r#"
@@ -136,7 +135,6 @@ impl IdentityCache {
         array: &Array,
         format: Option<Format>,
         estimator: &Estimator,
-        recognizer: &Recognizer,
     ) -> Result<Resolved, JsValue> {
         let buffer = identify(&self.map, array).map_err(|e| {
             let detail = e
@@ -202,8 +200,7 @@ impl IdentityCache {
                 Some(json) => json,
                 None => to_json(&value, &path)?,
             };
-            let mut message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
-            recognizer.mark(&mut message);
+            let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
             let kinds = if estimator.counter.is_exact() {
                 self.counts.estimate_message(estimator, &message)
             } else {
@@ -307,8 +304,8 @@ impl IdentityCache {
     }
 
     /// Gives back the messages [`IdentityCache::take_messages`] returned for `ids`, unchanged
-    /// but for the answer marks of `Recognizer::pair_answers` (which depend only on the messages
-    /// before), to be reused by the next call.
+    /// but for the marks of `Recognizer::mark_leading` (which depend only on the head of the
+    /// array, so a call sharing it marks the same), to be reused by the next call.
     pub fn restore(&mut self, ids: Vec<u32>, messages: Vec<Message>) {
         if ids.len() == messages.len() {
             self.view = messages;
