@@ -138,7 +138,7 @@ impl Inner {
         let estimator = self.estimator()?;
         // The cache is taken out while JS runs (getters of the caller's objects may call back).
         let mut cache = std::mem::take(&mut self.state.borrow_mut().identity);
-        let resolved = cache.resolve(&array, self.options.format, &estimator);
+        let resolved = cache.resolve(&array, self.options.format, &estimator, &self.recognizer);
         self.state.borrow_mut().identity = cache;
         let r = resolved?;
         Ok(Resolved {

@@ -21,6 +21,7 @@ use crate::core::error::Error;
 use crate::core::estimate::{EstimateCache, Estimator, KindTokens};
 use crate::core::message::{Message, Part, Role};
 use crate::core::prune::{PartCost, PruneKind};
+use crate::core::summary::Recognizer;
 use crate::formats::{detect, Format};
 
 #[wasm_bindgen(inline_js = r#"
@@ -135,7 +136,21 @@ impl IdentityCache {
         array: &Array,
         format: Option<Format>,
         estimator: &Estimator,
+        recognizer: &Recognizer,
     ) -> Result<Resolved, JsValue> {
+        if array.length() > super::plain::MAX_NODES {
+            return Err(error_to_js(
+                &Error::invalid_input(
+                    "messages",
+                    format!(
+                        "{} messages: at most {} are accepted in one call",
+                        array.length(),
+                        super::plain::MAX_NODES
+                    ),
+                ),
+                None,
+            ));
+        }
         let buffer = identify(&self.map, array).map_err(|e| {
             let detail = e
                 .dyn_ref::<js_sys::Error>()
@@ -226,8 +241,37 @@ impl IdentityCache {
                 *slot = id;
             }
         }
+        self.mark_head(&ids, recognizer);
         self.evict(&ids);
         Ok(Resolved { ids, format })
+    }
+
+    /// Marks a summary at the head of the call (`Recognizer::mark_leading`: after the leading
+    /// system messages) in the cache, so that the totals do not count its turn. Text elsewhere is
+    /// never marked.
+    fn mark_head(&mut self, ids: &[u32], recognizer: &Recognizer) {
+        let systems = ids
+            .iter()
+            .take_while(|id| {
+                self.entries
+                    .get(id)
+                    .is_some_and(|e| e.message.role == Role::System && !e.message.summary)
+            })
+            .count();
+        let head: Vec<u32> = ids.iter().take(systems + 2).copied().collect();
+        let mut messages: Vec<Message> = head
+            .iter()
+            .filter_map(|id| self.entries.get(id).map(|e| e.message.clone()))
+            .collect();
+        if messages.len() != head.len() {
+            return;
+        }
+        recognizer.mark_leading(&mut messages);
+        for (id, m) in head.iter().zip(messages) {
+            if let Some(e) = self.entries.get_mut(id) {
+                e.message.summary |= m.summary;
+            }
+        }
     }
 
     /// Keeps the cache bounded: past twice the messages of the largest of the recent calls (and a

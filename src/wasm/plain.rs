@@ -1,7 +1,7 @@
 //! JS values into JSON, safely: every conversion of caller data goes through [`to_json`], which
 //! first walks the value in JS, without recursion, and refuses with the path of the offending field:
 //! nesting deeper than [`MAX_DEPTH`] levels, more than [`MAX_NODES`] objects (a shared or cyclic
-//! structure unfolds into that), a BigInt, an own `__proto__` key (it would become the prototype
+//! structure unfolds into that), more than [`MAX_TEXT`] characters of text, a BigInt, an own `__proto__` key (it would become the prototype
 //! of a rebuilt copy), in messages an id that is not well-formed Unicode (lone surrogates would
 //! collapse into one id), and in options a number that is not finite (NaN would read as "absent").
 //! The walk also copies what it reads (own enumerable fields; a `Map` as an object, a `Set` as an
@@ -22,6 +22,10 @@ use crate::core::error::Error;
 pub const MAX_DEPTH: u32 = 100;
 /// The most objects and arrays accepted in one value.
 pub const MAX_NODES: u32 = 5_000_000;
+/// The most characters of text (strings and keys, in UTF-16 code units) accepted in one value (one
+/// message, an option): 2^27, far past any context window. A longer value is refused before it is
+/// copied; converting it could exhaust the instance's 4 GiB of memory.
+pub const MAX_TEXT: u32 = 1 << 27;
 
 #[wasm_bindgen(inline_js = "
 export function snapshot(array) {
@@ -81,8 +85,9 @@ function langchainMessages(value) {
   }
   return copy;
 }
-export function plainShape(given, maxDepth, maxNodes, mode) {
+export function plainShape(given, maxDepth, maxNodes, mode, maxText) {
   const options = mode === 0;
+  if (Array.isArray(given) && given.length > maxNodes) return { path: '', reason: 'length' };
   const substituted = options ? undefined : langchainMessages(given);
   // A Map is read as an object of its entries, a Set as an array (here, where reading them may throw).
   const unwrap = (v) => v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? Array.from(v) : v;
@@ -95,6 +100,7 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
   };
   const top = bad(value, '');
   if (top) return { path: '', reason: top };
+  if (typeof value === 'string' && value.length > maxText) return { path: '', reason: 'text' };
   if (value === null || typeof value !== 'object' || isBinary(value)) return value === given ? undefined : { value, binaries: [] };
   // The walk copies what it reads (own enumerable fields, arrays, primitives as they are) and the
   // conversion reads the copy: a getter or a Proxy of the caller's is read exactly once, so one
@@ -106,6 +112,9 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
   let text = true;
   const found = [];
   let nodes = 0;
+  // Characters of text (strings and keys): past maxText the value is refused before anything
+  // copies it (a string of hundreds of megabytes would exhaust the instance's memory).
+  let chars = 0;
   const pathOf = (i) => {
     let p = '';
     for (; i > 0; i = parents[i]) p = keys[i] + p;
@@ -122,6 +131,8 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
     const array = Array.isArray(v);
     const own = array ? null : Object.keys(v);
     const n = array ? v.length : own.length;
+    // An array longer than maxNodes (holes included: new Array(2 ** 32 - 1)) is refused at once.
+    if (n > maxNodes) return { path: pathOf(i), reason: 'length' };
     if (!array) for (const name of own) if (name !== '__proto__') c[name] = undefined;
     for (let k = n - 1; k >= 0; k--) {
       const name = array ? '' : own[k];
@@ -129,6 +140,8 @@ export function plainShape(given, maxDepth, maxNodes, mode) {
       const child = unwrap(array ? v[k] : v[name]);
       const problem = bad(child, name);
       if (problem) return { path: pathOf(i) + keyText(array, k, name), reason: problem };
+      chars += name.length + (typeof child === 'string' ? child.length : 0);
+      if (chars > maxText) return { path: pathOf(i) + keyText(array, k, name), reason: 'text' };
       const slot = array ? k : name;
       if (child === null || typeof child !== 'object') {
         if (typeof child === 'function' || typeof child === 'symbol') text = false;
@@ -365,6 +378,7 @@ extern "C" {
         max_depth: u32,
         max_nodes: u32,
         mode: u32,
+        max_text: u32,
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = jsonBytes)]
     fn json_bytes(value: &JsValue) -> Result<js_sys::Uint8Array, JsValue>;
@@ -423,6 +437,21 @@ pub fn id_hash(text: &str) -> u32 {
 /// reach a compaction in flight); reading it may throw (a getter, a Proxy): `INVALID_INPUT` at
 /// `path`.
 pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
+    // An array longer than MAX_NODES (holes included) is refused before it is copied.
+    let length = js_sys::Reflect::get(array, &JsValue::from_str("length"))
+        .ok()
+        .and_then(|l| l.as_f64())
+        .unwrap_or(0.0);
+    if length > f64::from(MAX_NODES) {
+        return Err(error_to_js(
+            &error(
+                Kind::Input,
+                path,
+                format!("{length} elements: an array longer than {MAX_NODES} elements"),
+            ),
+            None,
+        ));
+    }
     snapshot_array(array).map_err(|e| {
         let detail = e
             .dyn_ref::<js_sys::Error>()
@@ -483,7 +512,7 @@ pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, J
 
 /// [`check_shape`] with the error in the core's terms.
 fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
-    let found = plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode()).map_err(|e| {
+    let found = plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode(), MAX_TEXT).map_err(|e| {
         let detail = e
             .dyn_ref::<js_sys::Error>()
             .map(|e| String::from(e.message()))
@@ -510,6 +539,11 @@ fn shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, Error> {
     let message = match get("reason").as_str() {
         "depth" => format!("nested more than {MAX_DEPTH} levels deep (or cyclic)"),
         "size" => format!("more than {MAX_NODES} objects and arrays (or a cycle)"),
+        "length" => format!("an array longer than {MAX_NODES} elements"),
+        "text" => format!(
+            "more than {MAX_TEXT} characters of text (the most one value may hold; split it or \
+             leave it out)"
+        ),
         "number" => "must be a finite number (NaN and ±Infinity are not accepted)".to_string(),
         "bigint" => "a BigInt is not plain data: pass a number or a string".to_string(),
         "proto" => "a field named __proto__ cannot be copied faithfully: rename it".to_string(),

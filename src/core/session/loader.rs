@@ -14,9 +14,10 @@
 //! Strict (both modes), each refusal `INVALID_INPUT` naming the line:
 //! - a `parentId` that names the entry itself or one on a later line (entries are written after
 //!   their parent, so this is the only way a cycle can form);
-//! - a `parentId` that names no entry, for entries of the live range (from the latest
-//!   compaction's first kept entry on). A log read in part (a store's live lines) starts there,
-//!   so earlier entries may have lost their parent;
+//! - a `parentId` that names no entry: anywhere in a log without a compaction, and after the
+//!   start of the live range (the latest compaction's first kept entry) in one with a compaction.
+//!   A log read in part (a store's live lines) starts there, so the entries up to it may have lost
+//!   their parent;
 //! - an id named by the latest compaction (`firstKeptEntryId`, its system and pinned entries)
 //!   that names no entry: the live context would silently lose messages.
 
@@ -175,8 +176,9 @@ fn replace_lone_surrogates(line: &str) -> String {
 /// The link rules of the module documentation.
 fn check_links(log: &[Entry], ids: &HashMap<String, usize>, numbers: &[usize]) -> Result<()> {
     let line_of = |i: usize| numbers.get(i).copied().unwrap_or(0);
-    // The live range starts at the latest compaction's first kept entry (or at the compaction).
-    let mut live_from = 0usize;
+    // The live range starts at the latest compaction's first kept entry (or at the compaction);
+    // without a compaction the whole log is live and every parent must be there.
+    let mut live_from: Option<usize> = None;
     if let Some((c, comp)) = log
         .iter()
         .enumerate()
@@ -212,11 +214,12 @@ fn check_links(log: &[Entry], ids: &HashMap<String, usize>, numbers: &[usize]) -
                 ));
             }
         }
-        live_from = comp
-            .first_kept_entry_id
-            .as_ref()
-            .and_then(|id| ids.get(id).copied())
-            .map_or(c, |k| k.min(c));
+        live_from = Some(
+            comp.first_kept_entry_id
+                .as_ref()
+                .and_then(|id| ids.get(id).copied())
+                .map_or(c, |k| k.min(c)),
+        );
     }
     for (i, e) in log.iter().enumerate() {
         let Some(parent) = &e.parent_id else {
@@ -240,7 +243,7 @@ fn check_links(log: &[Entry], ids: &HashMap<String, usize>, numbers: &[usize]) -
                 ))
             }
             Some(_) => {}
-            None if i > live_from => {
+            None if live_from.is_none_or(|from| i > from) => {
                 return Err(Error::invalid_input(
                     format!("lines[{}].parentId", n - 1),
                     format!("line {n}: parentId \"{parent}\" names no entry of the log"),
@@ -253,7 +256,7 @@ fn check_links(log: &[Entry], ids: &HashMap<String, usize>, numbers: &[usize]) -
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use serde_json::Value;
