@@ -144,6 +144,13 @@ lines.push(...tokenizers.lines);
 const stores = await storeSection();
 lines.push(...stores.lines);
 lines.push("", ...(await costSection()));
+// The Scale section is written by hand from `node bench/scale.mjs` (minutes per run): kept as it is.
+const previous = readFileSync(DOC, "utf8").split("\n");
+const scale = previous.indexOf("## Scale (issue 23)");
+if (scale !== -1) {
+  const end = previous.findIndex((l, i) => i > scale && l.startsWith("## "));
+  lines.push("", ...previous.slice(scale, end === -1 ? undefined : end).join("\n").trimEnd().split("\n"));
+}
 lines.splice(4, 0, ...targetSection(rows, tokenizers.targets, stores.targets));
 writeFileSync(DOC, `${lines.join("\n")}\n`);
 

@@ -48,9 +48,10 @@ async function run(parsed) {
       return;
     }
     case "compact": {
-      const [{ compactText, writeLog, formatCompact }, { readInput }] = await Promise.all([import("./cli/compact.mjs"), import("./cli/load.mjs")]);
+      const [{ compactText, checkOut, writeLog, formatCompact }, { readInput }] = await Promise.all([import("./cli/compact.mjs"), import("./cli/load.mjs")]);
+      checkOut(values.out, { input: file, force: values.force === true });
       const { report, log } = await compactText(readInput(file), file, values);
-      writeLog(log, values.out);
+      writeLog(log, values.out, { input: file, force: values.force === true });
       if (values.json) printJson(report);
       else if (values.out === "-") process.stderr.write(`${formatCompact(report)}\n`);
       else print(formatCompact(report));

@@ -3,11 +3,14 @@
 // A trap (`WebAssembly.RuntimeError`: out of memory, a stack overflow, an exception thrown through
 // wasm frames) can leave the instance's memory half-updated, so the instance is replaced by a
 // fresh one (wasm-bindgen's `__wbg_reset_state`) and the caller gets an `INTERNAL` error; every new
-// call works. Objects made before the reset, and objects after `free()`, fail with `DISPOSED`.
+// call works. Objects made before the reset, and objects after `free()`, fail with `DISPOSED`;
+// `free()` (and `Symbol.dispose`) on such an object does nothing. A revoked Proxy passed in is
+// `INVALID_INPUT`.
 // The build turns this file into CommonJS for the Node entry (`pkg/node/guard.cjs`).
 
 const STALE = /stale object from previous Wasm instance/i;
 const FREED = /null pointer passed to rust|attempted to take ownership of Rust value/i;
+const REVOKED = /proxy that has been revoked/i;
 
 export function guard(wasm, CompactionError, onReset) {
   const isTrap = (e) => typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
@@ -49,7 +52,23 @@ export function guard(wasm, CompactionError, onReset) {
     if (FREED.test(message)) {
       return new CompactionError("this object was freed (free() or dispose) and can no longer be used", "DISPOSED", undefined, error);
     }
+    if (error instanceof TypeError && REVOKED.test(message)) {
+      return new CompactionError(`an argument is a revoked Proxy and cannot be read (${message})`, "INVALID_INPUT", undefined, error);
+    }
     return error;
+  }
+
+  // free() and Symbol.dispose on an object already freed (or made before a reset) do nothing.
+  function wrapFree(f) {
+    return function free(...args) {
+      try {
+        return f.apply(this, args);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : "";
+        if (FREED.test(message) || STALE.test(message)) return undefined;
+        throw convert(error);
+      }
+    };
   }
 
   // Methods whose answer is a promise: a failure in the call itself rejects it too.
@@ -89,7 +108,9 @@ export function guard(wasm, CompactionError, onReset) {
       if (key === "constructor" || key === "prototype" || key === "length" || key === "name") continue;
       const d = Object.getOwnPropertyDescriptor(target, key);
       if (!d || !d.configurable) continue;
-      if (typeof d.value === "function") {
+      if (typeof d.value === "function" && (key === "free" || key === Symbol.dispose)) {
+        Object.defineProperty(target, key, { ...d, value: wrapFree(d.value) });
+      } else if (typeof d.value === "function") {
         Object.defineProperty(target, key, { ...d, value: wrap(d.value) });
       } else if (d.get || d.set) {
         Object.defineProperty(target, key, { ...d, get: d.get && wrap(d.get), set: d.set && wrap(d.set) });

@@ -129,7 +129,12 @@ export function withStoredCompactor(Compactor, CompactionError) {
   const wrapped = new Proxy(Compactor, {
     construct(target, args, newTarget) {
       const [options, ...rest] = args;
-      const stored = options !== null && typeof options === "object" && STORE_KEYS.some((k) => options[k] !== undefined);
+      let stored = false;
+      try {
+        stored = options !== null && typeof options === "object" && STORE_KEYS.some((k) => options[k] !== undefined);
+      } catch {
+        // Unreadable options (a revoked Proxy): the guarded constructor reports them.
+      }
       const through = newTarget === wrapped ? target : newTarget;
       if (!stored) return Reflect.construct(target, args, through);
       check(options);

@@ -171,7 +171,8 @@ fn check_claude(rel: &str, messages: usize, tools: usize) -> Option<ImportedSess
     // exported as Anthropic messages, they are the API shape and import back identically
     let exported = anthropic::export(&s.messages);
     for v in &exported {
-        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let mut keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        keys.sort();
         assert_eq!(keys, ["content", "role"]);
     }
     let back = anthropic::import(&Value::Array(exported)).unwrap();

@@ -201,3 +201,10 @@ fn long_pieces_count_exactly_and_fast() {
     // 300,000 bytes of CJK in one piece (quadratic merging took minutes on it).
     assert_eq!(o200k().count(&"漢字".repeat(50_000)), 100_000);
 }
+
+#[test]
+fn pieces_over_the_merge_window_count_as_tiktoken_does() {
+    // 4 MiB + 4 bytes in one piece: merged in windows, joined on a shared token (issue 23: cut
+    // into chunks it gave 1,048,579; tiktoken's o200k_base gives 1,048,578).
+    assert_eq!(o200k().count(&"aaab".repeat(1_048_577)), 1_048_578);
+}

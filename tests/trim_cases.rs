@@ -194,3 +194,26 @@ fn apply_builds_partial_messages() {
     };
     assert_eq!(t.apply(&m)[0].parts, vec![Part::text("b")]);
 }
+
+#[test]
+fn a_result_before_its_call_is_never_kept() {
+    // A damaged history: the result comes first, its call after it; both fit the budget. The
+    // result is taken out (its message, holding nothing else, is dropped); the call stays.
+    let m = vec![
+        Message::text(Role::User, "q"),
+        Message::new(Role::Tool, vec![result("a1")]),
+        Message::new(Role::Assistant, vec![call("a1")]),
+        Message::new(Role::User, vec![Part::text("q2"), result("a2")]),
+        Message::new(Role::Assistant, vec![call("a2")]),
+    ];
+    let kept = run(&m, &TrimOptions::new(1_000));
+    assert_eq!(
+        kept,
+        vec![(0, None), (2, None), (3, Some(vec![0])), (4, None)]
+    );
+    let first = TrimOptions {
+        strategy: TrimStrategy::First,
+        ..TrimOptions::new(1_000)
+    };
+    assert_eq!(run(&m, &first), kept);
+}

@@ -34,6 +34,7 @@ export const COMMANDS = {
       instructions: { type: "string" },
       retries: { type: "string" },
       out: { type: "string", short: "o" },
+      force: { type: "boolean" },
     },
     file: "required",
   },

@@ -1,6 +1,7 @@
 // compact: a forced compaction through Session.compact, the result written as the session's JSONL
 // log (Session.toJSONL()).
-import { writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { estimateTokens } from "context-compaction";
 import { CliError, EXIT } from "./errors.mjs";
 import { KIND_NAMES, loadInput, openSession, reportHead } from "./load.mjs";
@@ -57,17 +58,57 @@ export async function compactText(text, file, values, { stream = process.stderr 
   }
 }
 
-/** Writes the log where --out says (nothing without it). */
-export function writeLog(log, out) {
+/**
+ * Writes the log where --out says (nothing without it), through a temporary file beside it and a
+ * rename, so a failure leaves the old file whole. `input` (the file read): --out naming it, or a
+ * link to it, is refused unless `force` (it would replace the session with its compacted log). A
+ * symbolic link at --out stays a link: its target is replaced.
+ */
+export function writeLog(log, out, { input = null, force = false } = {}) {
   if (out === undefined || out === null) return;
   if (out === "-") {
     process.stdout.write(log);
     return;
   }
+  checkOut(out, { input, force });
+  const existing = statOrNull(out);
+  const target = existing === null ? out : realpathSync(out);
+  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   try {
-    writeFileSync(out, log);
+    const fd = openSync(temporary, "wx", existing?.mode ?? 0o644);
+    try {
+      writeSync(fd, log);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
   } catch (error) {
+    rmSync(temporary, { force: true });
     throw new CliError(`cannot write ${out}: ${error.message}`, EXIT.INPUT, { code: error.code ?? null, cause: error });
+  }
+}
+
+/** Refuses --out naming the input file (or a link to it) unless `force`; call it before working. */
+export function checkOut(out, { input = null, force = false } = {}) {
+  if (force || out === undefined || out === null || out === "-" || input === null || input === "-") return;
+  const existing = statOrNull(out);
+  const read = existing && statOrNull(input);
+  if (read && read.dev === existing.dev && read.ino === existing.ino) {
+    throw new CliError(
+      `--out ${out} is the input file${out === input ? "" : ` ${input} (the same file through a link)`}: ` +
+        "it would be replaced by the compacted log; pick another path, or pass --force to replace it",
+      EXIT.USAGE,
+      { code: "OUT_IS_INPUT" },
+    );
+  }
+}
+
+function statOrNull(path) {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
   }
 }
 

@@ -53,7 +53,9 @@ ${WINDOW}
   --api-key-env VAR     send "Authorization: Bearer $VAR" (the variable must be set)
   --instructions TEXT   extra instructions for the summary
   --retries N           retries of a failed summarizer call (default 2)
-  -o, --out FILE        write the session log to FILE ("-": stdout, the report then goes to stderr)
+  -o, --out FILE        write the session log to FILE ("-": stdout, the report then goes to stderr);
+                        FILE naming the input (or a link to it) is refused without --force
+  --force               let --out replace the input file
   --json                one JSON object on stdout (fields in docs/cli.md)
   -h, --help            this text
 

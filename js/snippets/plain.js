@@ -98,8 +98,9 @@ function langchainMessages(value) {
   }
   return copy;
 }
-export function plainShape(given, maxDepth, maxNodes, mode, splitLongs) {
+export function plainShape(given, maxDepth, maxNodes, mode, splitLongs, maxText) {
   const options = mode === 0;
+  if (Array.isArray(given) && given.length > maxNodes) return { path: '', reason: 'length' };
   const substituted = options ? undefined : langchainMessages(given);
   // A Map is read as an object of its entries, a Set as an array (here, where reading them may throw).
   const unwrap = (v) => v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? Array.from(v) : v;
@@ -112,6 +113,7 @@ export function plainShape(given, maxDepth, maxNodes, mode, splitLongs) {
   };
   const top = bad(value, '');
   if (top) return { path: '', reason: top };
+  if (typeof value === 'string' && value.length > maxText) return { path: '', reason: 'text' };
   if (value === null || typeof value !== 'object' || isBinary(value)) return value === given ? undefined : { value, binaries: [] };
   // The walk copies what it reads (own enumerable fields, arrays, primitives as they are) and the
   // conversion reads the copy: a getter or a Proxy of the caller's is read exactly once, so one
@@ -124,6 +126,9 @@ export function plainShape(given, maxDepth, maxNodes, mode, splitLongs) {
   const longs = [];
   const found = [];
   let nodes = 0;
+  // Characters of text (strings and keys): past maxText the value is refused before anything
+  // copies it (a string of hundreds of megabytes would exhaust the instance's memory).
+  let chars = 0;
   const pathOf = (i) => {
     let p = '';
     for (; i > 0; i = parents[i]) p = keys[i] + p;
@@ -140,6 +145,8 @@ export function plainShape(given, maxDepth, maxNodes, mode, splitLongs) {
     const array = Array.isArray(v);
     const own = array ? null : Object.keys(v);
     const n = array ? v.length : own.length;
+    // An array longer than maxNodes (holes included: new Array(2 ** 32 - 1)) is refused at once.
+    if (n > maxNodes) return { path: pathOf(i), reason: 'length' };
     if (!array) for (const name of own) if (name !== '__proto__') c[name] = undefined;
     for (let k = n - 1; k >= 0; k--) {
       const name = array ? '' : own[k];
@@ -152,6 +159,8 @@ export function plainShape(given, maxDepth, maxNodes, mode, splitLongs) {
       }
       const problem = bad(child, name);
       if (problem) return { path: pathOf(i) + keyText(array, k, name), reason: problem };
+      chars += name.length + (typeof child === 'string' ? child.length : 0);
+      if (chars > maxText) return { path: pathOf(i) + keyText(array, k, name), reason: 'text' };
       const slot = array ? k : name;
       // A lone surrogate cannot be in a Rust string: it crosses marked (src/core/surrogates.rs).
       if (!options && typeof child === 'string' && needsMarks(child)) child = marked(child);

@@ -14,6 +14,11 @@ export interface SessionOptions<M = object> extends Omit<CompactorOptions<M>, "s
    * (`false`).
    */
   background?: number | false;
+  /**
+   * `Session.fromJSONL` only: refuse a torn last line (`INVALID_INPUT` naming it) instead of
+   * loading up to the last complete line. Default: `false`.
+   */
+  strict?: boolean;
 }
 /** `check()` of a session: the trigger state, and whether the background threshold is passed. */
 export interface SessionCheck extends CheckResult {
@@ -121,7 +126,11 @@ export declare class Session<M extends object = object> {
    * @param options Every `Compactor` option, plus `sessionId` and `background`.
    */
   constructor(options: SessionOptions<M>);
-  /** Reads a log written by `toJSONL()` / `flush()`; `INVALID_INPUT` naming `lines[i]` for a bad line. */
+  /**
+   * Reads a log written by `toJSONL()` / `flush()`; `INVALID_INPUT` naming `lines[i]` for a bad
+   * line, a parentId cycle, a missing parent or a compaction naming no entry. A torn last line is
+   * left out and reported in `tornLine` (refused with `strict: true`); `""` is an empty session.
+   */
   static fromJSONL<M extends object = object>(text: string, options: SessionOptions<M>): Session<M>;
   /**
    * Imports a pi or Claude Code session file, keeping the compactions the agent recorded. An
@@ -152,6 +161,8 @@ export declare class Session<M extends object = object> {
    * memory-block condensing, then `render`.
    */
   prepare(options?: PrepareOptions): Promise<RenderResult<M>>;
+  /** The torn last line `fromJSONL` left out: its 1-based number and why it did not parse. */
+  readonly tornLine: { line: number; error: string } | undefined;
   /** The whole log. `Session.fromJSONL(s.toJSONL()).toJSONL()` is byte-identical. */
   toJSONL(): string;
   /** The log lines added since the previous `flush()` (the header the first time). */

@@ -34,8 +34,9 @@ pub use crate::core::format::Format;
 
 /// Converting messages of a [`Format`] to and from the core's model.
 pub trait Codec {
-    /// Imports `messages` (a JSON array) in this format; known summaries (and the answers to
-    /// known summary questions) are marked.
+    /// Imports `messages` (a JSON array) in this format; a known summary at the head of the array
+    /// (and the answer to a known summary question there) is marked
+    /// ([`crate::core::summary::Recognizer::mark_leading`]).
     fn import(self, messages: &Value) -> Result<Vec<Message>>;
     /// Exports messages in this format (see each adapter's `export`).
     fn export(self, messages: &[Message]) -> Vec<Value>;
@@ -50,7 +51,7 @@ impl Codec for Format {
             Format::Pi => pi::import(messages),
             Format::LangChain => langchain::import(messages),
         }?;
-        crate::core::summary::Recognizer::standard().pair_answers(&mut out);
+        crate::core::summary::Recognizer::standard().mark_leading(&mut out);
         Ok(out)
     }
 
@@ -77,12 +78,12 @@ pub fn message_importer(format: Format) -> fn(&Value, &str) -> Result<Message> {
 }
 
 /// The last step of every importer: a user message makes no tool call and a system message holds
-/// text only (a provider would reject the one, and the other's blocks could not be rebuilt), then
-/// known summaries are marked. `INVALID_INPUT` names the part (its index among the message's
+/// text only (a provider would reject the one, and the other's blocks could not be rebuilt).
+/// Summaries are marked by their position in the array ([`Codec::import`]), not here. `INVALID_INPUT` names the part (its index among the message's
 /// parts, which is its index in `content` when the content is an array).
-pub(crate) fn settle(mut message: Message, path: &str) -> Result<Message> {
+pub(crate) fn settle(message: Message, path: &str) -> Result<Message> {
     use crate::core::error::Error;
-    use crate::core::message::{mark_summary, Part, Role};
+    use crate::core::message::{Part, Role};
     let misplaced = match message.role {
         Role::User => message
             .parts
@@ -99,7 +100,6 @@ pub(crate) fn settle(mut message: Message, path: &str) -> Result<Message> {
     if let Some((i, why)) = misplaced {
         return Err(Error::invalid_input(format!("{path}.content[{i}]"), why));
     }
-    mark_summary(&mut message);
     Ok(message)
 }
 

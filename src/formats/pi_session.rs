@@ -220,9 +220,9 @@ fn message_value(line: &Line, kind: &str) -> Result<Value> {
         };
     }
     let mut m = obj.clone();
-    m.remove("type");
-    m.remove("id");
-    m.remove("parentId");
+    m.shift_remove("type");
+    m.shift_remove("id");
+    m.shift_remove("parentId");
     let role = if kind == "branch_summary" {
         "branchSummary"
     } else {

@@ -107,13 +107,16 @@ impl<'a> Originals<'a> {
     }
 }
 
-/// `base` without the keys `owned`, then every key of `built` inserted. Non-objects: `built`.
+/// `base` without the keys `owned` that `built` lacks, then every key of `built` inserted: a key
+/// `base` had stays where the caller put it. Non-objects: `built`.
 pub fn overlay(base: &Value, built: Value, owned: &[&str]) -> Value {
     match (base, built) {
         (Value::Object(base), Value::Object(built)) => {
             let mut out: Map<String, Value> = base.clone();
             for key in owned {
-                out.remove(*key);
+                if !built.contains_key(*key) {
+                    out.shift_remove(*key);
+                }
             }
             for (k, v) in built {
                 out.insert(k, v);

@@ -263,7 +263,7 @@ impl Inner {
     /// call given back with [`Inner::restore`] shares).
     fn materialize(&self, r: Resolved) -> Analyzed {
         let mut messages = self.state.borrow_mut().identity.take_messages(&r.ids);
-        self.recognizer.pair_answers(&mut messages);
+        self.recognizer.mark_leading(&mut messages);
         let state = self.state.borrow();
         let kinds = r
             .ids

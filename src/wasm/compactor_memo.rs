@@ -64,19 +64,15 @@ impl Compactor {
             )
         })?;
         let import = crate::formats::message_importer(format);
-        let head = record
+        let mut head = record
             .head
             .iter()
             .enumerate()
-            .map(|(i, v)| {
-                // The summary is marked as it was when the head was made.
-                import(v, &format!("memo.head[{i}]")).map(|mut m| {
-                    self.inner.recognizer.mark(&mut m);
-                    m
-                })
-            })
+            .map(|(i, v)| import(v, &format!("memo.head[{i}]")))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| super::error::to_js(&e, None))?;
+        // The summary is marked as it was when the head was made: at its head.
+        self.inner.recognizer.mark_leading(&mut head);
         let head_js = record.head.iter().map(to_js).collect();
         let estimator = self.inner.estimator()?;
         let head_totals = totals_of(&head, &estimator);

@@ -126,6 +126,19 @@ impl IdentityCache {
         estimator: &Estimator,
         recognizer: &Recognizer,
     ) -> Result<Resolved, JsValue> {
+        if array.length() > super::plain::MAX_NODES {
+            return Err(error_to_js(
+                &Error::invalid_input(
+                    "messages",
+                    format!(
+                        "{} messages: at most {} are accepted in one call",
+                        array.length(),
+                        super::plain::MAX_NODES
+                    ),
+                ),
+                None,
+            ));
+        }
         let buffer = identify(&self.map, array).map_err(|e| {
             let detail = e
                 .dyn_ref::<js_sys::Error>()
@@ -190,8 +203,7 @@ impl IdentityCache {
                 Some(json) => json,
                 None => to_json(&value, &path)?,
             };
-            let mut message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
-            recognizer.mark(&mut message);
+            let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
             let kinds = if estimator.counter.is_exact() {
                 self.counts.estimate_message(estimator, &message)
             } else {
@@ -217,8 +229,37 @@ impl IdentityCache {
                 *slot = id;
             }
         }
+        self.mark_head(&ids, recognizer);
         self.evict(&ids);
         Ok(Resolved { ids, format })
+    }
+
+    /// Marks a summary at the head of the call (`Recognizer::mark_leading`: after the leading
+    /// system messages) in the cache, so that the totals do not count its turn. Text elsewhere is
+    /// never marked.
+    fn mark_head(&mut self, ids: &[u32], recognizer: &Recognizer) {
+        let systems = ids
+            .iter()
+            .take_while(|id| {
+                self.entries
+                    .get(id)
+                    .is_some_and(|e| e.message.role == Role::System && !e.message.summary)
+            })
+            .count();
+        let head: Vec<u32> = ids.iter().take(systems + 2).copied().collect();
+        let mut messages: Vec<Message> = head
+            .iter()
+            .filter_map(|id| self.entries.get(id).map(|e| e.message.clone()))
+            .collect();
+        if messages.len() != head.len() {
+            return;
+        }
+        recognizer.mark_leading(&mut messages);
+        for (id, m) in head.iter().zip(messages) {
+            if let Some(e) = self.entries.get_mut(id) {
+                e.message.summary |= m.summary;
+            }
+        }
     }
 
     /// Keeps the cache bounded: past twice the messages of the largest of the recent calls (and a
@@ -295,8 +336,8 @@ impl IdentityCache {
     }
 
     /// Gives back the messages [`IdentityCache::take_messages`] returned for `ids`, unchanged
-    /// but for the answer marks of `Recognizer::pair_answers` (which depend only on the messages
-    /// before), to be reused by the next call.
+    /// but for the marks of `Recognizer::mark_leading` (which depend only on the head of the
+    /// array, so a call sharing it marks the same), to be reused by the next call.
     pub fn restore(&mut self, ids: Vec<u32>, messages: Vec<Message>) {
         if ids.len() == messages.len() {
             self.view = messages;

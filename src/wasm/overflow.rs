@@ -123,9 +123,29 @@ async fn call(f: &Function, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue
 /// Sends `messages`; when that fails with a context-limit error, compacts them with
 /// `compact(messages, error)` and sends the result once more. Any other error, and any error of
 /// the second attempt, is thrown as it is: it never loops.
+/// `send` or `compact` that is not a function is `INVALID_INPUT` naming it, thrown at once.
 #[wasm_bindgen(js_name = withOverflowRecovery, skip_typescript)]
-pub fn with_overflow_recovery(send: Function, messages: JsValue, compact: Function) -> Promise {
-    wasm_bindgen_futures::future_to_promise(async move {
+pub fn with_overflow_recovery(
+    send: JsValue,
+    messages: JsValue,
+    compact: JsValue,
+) -> Result<Promise, JsValue> {
+    let function = |value: JsValue, name: &str| -> Result<Function, JsValue> {
+        value.dyn_into::<Function>().map_err(|_| {
+            super::error::to_js(
+                &crate::core::error::Error::invalid_input(
+                    name,
+                    format!(
+                        "{name} must be a function (withOverflowRecovery(send, messages, compact))"
+                    ),
+                ),
+                None,
+            )
+        })
+    };
+    let send = function(send, "send")?;
+    let compact = function(compact, "compact")?;
+    Ok(wasm_bindgen_futures::future_to_promise(async move {
         match call(&send, &messages, &JsValue::UNDEFINED).await {
             Ok(result) => Ok(result),
             Err(error) if overflow_of(&error).is_some() => {
@@ -134,5 +154,5 @@ pub fn with_overflow_recovery(send: Function, messages: JsValue, compact: Functi
             }
             Err(error) => Err(error),
         }
-    })
+    }))
 }

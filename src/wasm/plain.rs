@@ -1,7 +1,7 @@
 //! JS values into JSON, safely: every conversion of caller data goes through [`to_json`], which
 //! first walks the value in JS, without recursion, and refuses with the path of the offending field:
 //! nesting deeper than [`MAX_DEPTH`] levels, more than [`MAX_NODES`] objects (a shared or cyclic
-//! structure unfolds into that), a BigInt, an own `__proto__` key (it would become the prototype
+//! structure unfolds into that), more than [`MAX_TEXT`] characters of text, a BigInt, an own `__proto__` key (it would become the prototype
 //! of a rebuilt copy), in messages an id that is not well-formed Unicode (lone surrogates would
 //! collapse into one id), and in options a number that is not finite (NaN would read as "absent").
 //! The walk also copies what it reads (own enumerable fields; a `Map` as an object, a `Set` as an
@@ -27,6 +27,10 @@ use crate::core::surrogates::marks_to_escapes;
 pub const MAX_DEPTH: u32 = 100;
 /// The most objects and arrays accepted in one value.
 pub const MAX_NODES: u32 = 5_000_000;
+/// The most characters of text (strings and keys, in UTF-16 code units) accepted in one value (one
+/// message, an option): 2^27, far past any context window. A longer value is refused before it is
+/// copied; converting it could exhaust the instance's 4 GiB of memory.
+pub const MAX_TEXT: u32 = 1 << 27;
 
 #[wasm_bindgen(module = "/js/snippets/plain.js")]
 extern "C" {
@@ -39,6 +43,7 @@ extern "C" {
         max_nodes: u32,
         mode: u32,
         split_longs: bool,
+        max_text: u32,
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = jsonBytes)]
     fn json_bytes(value: &JsValue) -> Result<js_sys::Uint8Array, JsValue>;
@@ -134,6 +139,21 @@ pub fn id_hash(text: &str) -> u32 {
 /// reach a compaction in flight); reading it may throw (a getter, a Proxy): `INVALID_INPUT` at
 /// `path`.
 pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
+    // An array longer than MAX_NODES (holes included) is refused before it is copied.
+    let length = js_sys::Reflect::get(array, &JsValue::from_str("length"))
+        .ok()
+        .and_then(|l| l.as_f64())
+        .unwrap_or(0.0);
+    if length > f64::from(MAX_NODES) {
+        return Err(error_to_js(
+            &error(
+                Kind::Input,
+                path,
+                format!("{length} elements: an array longer than {MAX_NODES} elements"),
+            ),
+            None,
+        ));
+    }
     snapshot_array(array).map_err(|e| {
         let detail = e
             .dyn_ref::<js_sys::Error>()
@@ -198,7 +218,7 @@ pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, J
 /// `split_longs`: long strings cross apart ([`Checked::longs`]).
 fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<Checked, Error> {
     let found =
-        plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode(), split_longs).map_err(|e| {
+        plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode(), split_longs, MAX_TEXT).map_err(|e| {
             let detail = e
                 .dyn_ref::<js_sys::Error>()
                 .map(|e| String::from(e.message()))
@@ -230,6 +250,11 @@ fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<C
     let message = match get("reason").as_str() {
         "depth" => format!("nested more than {MAX_DEPTH} levels deep (or cyclic)"),
         "size" => format!("more than {MAX_NODES} objects and arrays (or a cycle)"),
+        "length" => format!("an array longer than {MAX_NODES} elements"),
+        "text" => format!(
+            "more than {MAX_TEXT} characters of text (the most one value may hold; split it or \
+             leave it out)"
+        ),
         "number" => "must be a finite number (NaN and ±Infinity are not accepted)".to_string(),
         "bigint" => "a BigInt is not plain data: pass a number or a string".to_string(),
         "proto" => "a field named __proto__ cannot be copied faithfully: rename it".to_string(),

@@ -362,7 +362,9 @@ impl Session {
         })
     }
 
-    /// Reads a log written by `toJSONL` (or `flush`). Bad lines are `INVALID_INPUT` naming the line.
+    /// Reads a log written by `toJSONL` (or `flush`) by the core loader's rules: a torn last line
+    /// is left out (`tornLine`) unless `strict`; `""` is an empty session. Bad lines are
+    /// `INVALID_INPUT` naming the line.
     #[wasm_bindgen(js_name = fromJSONL)]
     pub fn from_jsonl(
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
@@ -379,12 +381,12 @@ impl Session {
             reentry: super::call::Reentry::default(),
         };
         let config = inner.config()?;
-        let header = throw(
-            text.lines()
-                .find(|l| !l.trim().is_empty())
-                .map(core_session::Header::read)
-                .unwrap_or_else(|| Err(Error::invalid_input("text", "the log is empty"))),
-        )?;
+        // An empty log (what an empty session writes) is an empty session.
+        let Some(header) = throw(core_session::loader::header(text))? else {
+            return Ok(Session {
+                inner: Rc::new(inner),
+            });
+        };
         let format = throw(Format::parse(&header.format))?.ok_or_else(|| {
             error_to_js(
                 &Error::invalid_input("lines[0].format", "the header must name a message format"),
@@ -392,9 +394,12 @@ impl Session {
             )
         })?;
         let import = crate::formats::message_importer(format);
-        let core = throw(core_session::Session::from_jsonl(text, config, &import))?;
+        let load = core_session::loader::LoadOptions {
+            strict: inner.session_options.strict,
+        };
+        let core = throw(core_session::Session::load(text, config, &import, load))?;
         let inner = Inner {
-            state: state_for(Some(core), &inner.options),
+            state: state_for(core, &inner.options),
             ..inner
         };
         Ok(Session {
@@ -622,6 +627,20 @@ impl Session {
     #[wasm_bindgen(getter, js_name = isCompacting)]
     pub fn is_compacting(&self) -> bool {
         self.inner.state.borrow().running.is_some()
+    }
+
+    /// The torn last line `fromJSONL` left out, `{ line, error }`, or `undefined`.
+    #[wasm_bindgen(getter, js_name = tornLine)]
+    pub fn torn_line(&self) -> JsValue {
+        let state = self.inner.state.borrow();
+        match state
+            .core
+            .as_ref()
+            .and_then(|c| c.load_report().torn_line.clone())
+        {
+            Some((line, error)) => to_js(&json!({"line": line, "error": error})),
+            None => JsValue::UNDEFINED,
+        }
     }
 
     /// The session's id.

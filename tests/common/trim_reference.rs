@@ -1,5 +1,6 @@
 //! The whole-array `trim` of before messages were read on demand (`src/core/trim.rs` at commit
-//! 0a116f8, unchanged but for its paths and name): the oracle `tests/trim_lazy.rs` holds the
+//! 0a116f8, unchanged but for its paths and name, and the orphan rule, which since issue 23 takes
+//! a result whose call comes after it for an orphan): the oracle `tests/trim_lazy.rs` holds the
 //! on-demand trim to. It precomputes the pair-safe positions, the prefix sums and the orphans of
 //! the whole history and searches them the way the rules read.
 #![allow(dead_code, clippy::indexing_slicing)]
@@ -35,25 +36,24 @@ pub fn reference_trim(
         TrimStrategy::First => first(&ctx, options),
         TrimStrategy::Last => last(&ctx, options),
     };
-    // A tool result whose call is not among the kept messages is never passed on: its message
-    // keeps its other parts, or is dropped when it has none.
-    let applied = trimmed.apply(messages);
-    let calls: std::collections::HashSet<&str> =
-        applied.iter().flat_map(Message::tool_call_ids).collect();
+    // A tool result whose call is not kept before it is never passed on (issue 23: a result before
+    // its call counted as paired): its message keeps its other parts, or is dropped when it has
+    // none.
+    let mut calls: std::collections::HashSet<&str> = std::collections::HashSet::new();
     trimmed.kept.retain_mut(|k| {
         let message = &messages[k.index];
-        let orphan = |p: &usize| match &message.parts[*p] {
-            Part::ToolResult { id, .. } => !calls.contains(id.as_str()),
-            _ => false,
-        };
         let all: Vec<usize> = (0..message.parts.len()).collect();
-        let kept: Vec<usize> = k
-            .parts
-            .clone()
-            .unwrap_or(all)
-            .into_iter()
-            .filter(|p| !orphan(p))
-            .collect();
+        let mut kept = Vec::new();
+        for p in k.parts.clone().unwrap_or(all) {
+            match &message.parts[p] {
+                Part::ToolCall { id, .. } => {
+                    calls.insert(id.as_str());
+                    kept.push(p);
+                }
+                Part::ToolResult { id, .. } if !calls.contains(id.as_str()) => {}
+                _ => kept.push(p),
+            }
+        }
         if kept.is_empty() {
             return false;
         }

@@ -1,5 +1,8 @@
 // A fuzz of the public API: random and corrupted message arrays in every format, each run through
-// validateMessages, repairMessages, trimMessages, plan, compact and Session.append/render.
+// validateMessages, repairMessages, trimMessages, plan, compact and Session.append/render, with the
+// shapes issue 23 found: holey and huge arrays, user text carrying the summary framing (never taken
+// for an earlier summary: the round stays 1), and Session logs torn, cyclic or dangling (a torn
+// last line is left out and reported; the others are refused with INVALID_INPUT).
 // Checks: only CompactionError is thrown, with a known code; the input is deep-equal to before;
 // repaired output is valid and no other output adds a violation the input did not have; after
 // every error the next normal call works.
@@ -70,6 +73,16 @@ const builders = {
   },
 };
 
+const SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n";
+/** A user message that looks like the package's own summary (issue 23). */
+const forged = (r, b) => {
+  const m = b.user(r);
+  const framed = `${SUMMARY_PREFIX}${text(r)}\n\n(compaction round ${r.int(1000)})`;
+  if (typeof m.content === "string") m.content = framed;
+  else m.content = [{ type: "text", text: framed }];
+  return m;
+};
+
 function history(r, format) {
   const b = builders[format];
   const out = r.chance(0.5) ? [b.system(r)] : [];
@@ -78,7 +91,8 @@ function history(r, format) {
   const n = r.int(r.chance(0.1) ? 120 : 30);
   for (let i = 0; i < n; i++) {
     const k = r.int(10);
-    if (k < 3) out.push(b.user(r));
+    if (i > 0 && r.chance(0.03)) out.push(forged(r, b));
+    else if (k < 3) out.push(b.user(r));
     else if (k < 5) out.push(b.assistant(r));
     else if (k < 8) {
       const id = r.chance(0.05) && next > 0 ? `id${r.int(next)}` : `id${next++}`;
@@ -130,9 +144,39 @@ function noNewViolations(input, output, format, where) {
   }
 }
 
+/** A holey copy (a few holes, or a huge array of holes). */
+function holey(r, messages) {
+  if (r.chance(0.1)) return new Array(1 + r.int(300_000));
+  const out = messages.slice();
+  out.length += r.int(4);
+  if (out.length > 0) delete out[r.int(out.length)];
+  return out;
+}
+
+/** The log with its last line torn, a parentId pointing forward, or a line deleted. */
+function damagedLog(r, log) {
+  const lines = log.split("\n").filter(Boolean);
+  if (lines.length < 3) return null;
+  const kind = r.pick(["torn", "cycle", "dangling"]);
+  if (kind === "torn") {
+    const last = lines.pop();
+    return { kind, text: `${lines.join("\n")}\n${last.slice(0, 1 + r.int(last.length - 2))}`, lines: lines.length + 1 };
+  }
+  if (kind === "cycle") {
+    const at = 1 + r.int(lines.length - 1);
+    const later = JSON.parse(lines[at + r.int(lines.length - at)]).id;
+    lines[at] = JSON.stringify({ ...JSON.parse(lines[at]), parentId: later });
+    return { kind, text: `${lines.join("\n")}\n` };
+  }
+  // A line deleted from the middle: the next entry's parent is gone.
+  if (lines.length < 4) return null;
+  lines.splice(1 + r.int(lines.length - 2), 1);
+  return { kind, text: `${lines.join("\n")}\n` };
+}
+
 async function one(r, format, counts) {
   const clean = history(r, format);
-  const input = r.chance(0.5) ? corrupt(r, clean) : clean;
+  const input = r.chance(0.05) ? holey(r, clean) : r.chance(0.5) ? corrupt(r, clean) : clean;
   const snapshot = structuredClone(input);
   const where = `${format} #${counts.cases}`;
   const attempt = async (name, f) => {
@@ -157,9 +201,28 @@ async function one(r, format, counts) {
   await attempt("plan", () => compactor.plan(input));
   const result = await attempt("compact", () => compactor.compact(input, { force: true }));
   if (result) noNewViolations(input, result.messages, format, `${where} compact`);
+  // Only a summary at the head of the array counts: forged text elsewhere never raises the round.
+  const headFramed = input.slice(0, 2).some((m) => JSON.stringify(m ?? null).includes("compacted into the following summary"));
+  if (result?.compacted && !headFramed) assert.equal(result.round, 1, `${where}: a forged summary raised the round`);
   const session = new Session({ contextWindow: 32_000, format });
   const rendered = await attempt("session", () => (session.append(input), session.render().messages));
   if (rendered) noNewViolations(input, rendered, format, `${where} session`);
+  if (rendered) {
+    const damaged = damagedLog(r, session.toJSONL());
+    if (damaged) {
+      try {
+        const back = Session.fromJSONL(damaged.text, { contextWindow: 32_000 });
+        assert.equal(damaged.kind, "torn", `${where}: a ${damaged.kind} log was accepted`);
+        assert.equal(back.tornLine?.line, damaged.lines, `${where}: the torn line is reported`);
+        back.free();
+      } catch (e) {
+        if (e instanceof assert.AssertionError) throw e;
+        expectTyped(e, `${where} log`);
+        assert.notEqual(damaged.kind, "torn", `${where}: a torn last line was refused: ${e.message}`);
+        assert.equal(e.code, "INVALID_INPUT");
+      }
+    }
+  }
   session.free();
   compactor.free();
   assert.deepEqual(input, snapshot, `${where}: the input is untouched`);

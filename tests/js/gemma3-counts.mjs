@@ -64,13 +64,9 @@ export function gemma3Count(text) {
   return text.length === 0 ? 0 : gemma3().encode(text, { add_special_tokens: false }).length;
 }
 
-/** Compact JSON as serde_json writes a `Value`: object keys sorted. */
+/** Compact JSON as serde_json writes a `Value`: object keys in the caller's order (the crate's
+ * `preserve_order` feature), as JSON.stringify writes them. */
 function compactJson(value) {
-  if (Array.isArray(value)) return `[${value.map(compactJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${compactJson(value[k])}`).join(",")}}`;
-  }
   return JSON.stringify(value);
 }
 

@@ -35,3 +35,34 @@ test("compact and maybeCompact on huge holey arrays reject with a CompactionErro
   assert.equal(codes[2], "compact:INVALID_INPUT");
   assert.equal(codes[3], "after:false");
 });
+
+// Twelve messages of 400 MB (cheap here: `repeat` makes a rope the refusal never flattens) and an
+// array of 2^32 − 1 holes are refused at once with INVALID_INPUT: a value holds at most 2^27
+// characters of text, an array at most 5,000,000 elements (docs/reliability.md).
+const limits = `
+import { Compactor, Session, CompactionError, validateMessages } from ${JSON.stringify(entry)};
+const codes = [];
+const huge = "x".repeat(4e8);
+const messages = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: huge }));
+const c = new Compactor({ contextWindow: 8000, summarize: async () => "summary" });
+const code = async (f) => { try { await f(); return "resolved"; } catch (e) { return e instanceof CompactionError ? e.code + " " + (e.path ?? "") : "not a CompactionError: " + e; } };
+codes.push(await code(() => c.compact(messages)));
+codes.push(await code(() => new Session({ contextWindow: 8000 }).append(messages)));
+const holes = new Array(2 ** 32 - 1);
+codes.push(await code(() => c.check(holes)));
+codes.push(await code(() => validateMessages(holes)));
+codes.push("after:" + c.check([{ role: "user", content: "hello" }]).shouldCompact);
+console.log(JSON.stringify(codes));
+`;
+
+test("twelve messages of 400 MB and an array of 2^32 - 1 holes are INVALID_INPUT at once; the process lives on", () => {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", limits], { encoding: "utf8", timeout: 120_000 });
+  const codes = JSON.parse(out.trim().split("\n").pop());
+  assert.deepEqual(codes, [
+    "INVALID_INPUT messages[0].content",
+    "INVALID_INPUT messages[0].content",
+    "INVALID_INPUT messages",
+    "INVALID_INPUT messages",
+    "after:false",
+  ]);
+});

@@ -105,3 +105,8 @@ test("bad arguments throw CompactionError with the parameter as path", () => {
   assert.throws(() => estimateTokens("x", "nope"), (e) => e.code === "INVALID_INPUT" && e.path === "tokenizer");
   assert.throws(() => countTokens("x", undefined), (e) => e.code === "INVALID_INPUT");
 });
+
+test("a piece over 4 MiB counts as tiktoken does (issue 23)", async () => {
+  await loadEncoding("o200k_base");
+  assert.equal(countTokens("aaab".repeat(1_048_577), "o200k_base"), 1_048_578);
+});

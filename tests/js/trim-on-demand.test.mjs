@@ -208,3 +208,16 @@ test("a kept message loses the tool results whose call is not kept, and keeps th
   assert.equal(messages[2].content.length, 3);
   whole.free();
 });
+
+test("a tool result before its call is never kept, though the call is (issue 23)", () => {
+  const messages = [
+    { role: "user", content: "q" },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "a1", toolName: "read", output: { type: "text", value: "early" } }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "a1", toolName: "read", input: {} }] },
+    { role: "user", content: "q2" },
+  ];
+  for (const strategy of ["last", "first"]) {
+    const kept = trimMessages(messages, { maxTokens: 10_000, strategy });
+    assert.deepEqual(kept, [messages[0], messages[2], messages[3]], strategy);
+  }
+});

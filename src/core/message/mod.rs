@@ -134,9 +134,3 @@ impl Message {
         texts.join("\n")
     }
 }
-
-/// Sets [`Message::summary`] when the message is a summary (or a summary question) written by any
-/// preset or known agent ([`crate::core::summary::Recognizer::standard`]). Used by every importer.
-pub fn mark_summary(message: &mut Message) {
-    crate::core::summary::Recognizer::standard().mark(message);
-}

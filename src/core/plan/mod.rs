@@ -142,7 +142,9 @@ impl Plan {
     }
 
     /// True when the plan changes nothing: no message is removed other than an earlier summary
-    /// that would only be re-summarized, and nothing is truncated.
+    /// that would only be re-summarized, and nothing is truncated. An earlier summary larger
+    /// than the summary budget (the plan then counts fewer tokens after than before) is work: it
+    /// is condensed (issue 23: a 20k-token summary at window 8,000 was "nothing to compact").
     pub fn is_noop(&self) -> bool {
         let removes_news = self.dispositions.iter().enumerate().any(|(i, d)| {
             matches!(
@@ -150,7 +152,11 @@ impl Plan {
                 Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
             ) && Some(i) != self.previous_summary
         });
-        !removes_news && self.truncations.is_empty() && self.pruned.is_empty()
+        let condenses = self
+            .previous_summary
+            .is_some_and(|i| self.dispositions.get(i) == Some(&Disposition::Summarize))
+            && self.tokens_after < self.tokens_before;
+        !removes_news && !condenses && self.truncations.is_empty() && self.pruned.is_empty()
     }
 }
 

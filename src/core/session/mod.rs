@@ -15,6 +15,7 @@
 pub mod cache_points;
 pub mod commit;
 pub mod entry;
+pub mod loader;
 pub mod notes;
 pub mod options;
 pub mod pressure;
@@ -89,6 +90,8 @@ pub struct Session {
     recognizer: Recognizer,
     /// The memory block as the system message rendered with the context, and its tokens.
     memory: Option<(Message, usize)>,
+    /// What reading the log back noticed (empty for a session made here).
+    load_report: loader::LoadReport,
 }
 
 impl Session {
@@ -120,6 +123,7 @@ impl Session {
             live_epoch: 0,
             live_stored: 0,
             memory: None,
+            load_report: loader::LoadReport::default(),
         }
     }
 
@@ -200,9 +204,13 @@ impl Session {
     }
 
     /// Marks an appended message as a summary (or a summary question's answer) by the session's
-    /// recognizer; importers mark only the known agents' framing.
+    /// recognizer, only while the log holds nothing but system messages: a summary the package
+    /// wrote is a compaction entry, and one that came in with an array a compaction returned is at
+    /// its head ([`Recognizer::mark_leading`]). Costs O(leading entries).
     fn recognize(&self, message: &mut Message) {
-        self.recognizer.mark(message);
+        if self.leading() {
+            self.recognizer.mark(message);
+        }
         let asked = self
             .log
             .iter()
@@ -212,14 +220,32 @@ impl Session {
         Recognizer::answer(asked, message);
     }
 
+    /// True while no compaction is logged and every message logged is an unmarked system message.
+    fn leading(&self) -> bool {
+        !self.log.iter().any(|e| match &e.kind {
+            EntryKind::Message(m) => m.role != crate::core::message::Role::System || m.summary,
+            EntryKind::Compaction(_) => true,
+            _ => false,
+        })
+    }
+
     /// [`Session::recognize`] over the messages of a log read back.
     fn recognize_logged(&mut self) {
         let mut asked = false;
+        let mut leading = true;
         for entry in &mut self.log {
-            if let EntryKind::Message(message) = &mut entry.kind {
-                self.recognizer.mark(message);
-                Recognizer::answer(asked, message);
-                asked = self.recognizer.asks(message);
+            match &mut entry.kind {
+                EntryKind::Message(message) => {
+                    if leading {
+                        self.recognizer.mark(message);
+                    }
+                    Recognizer::answer(asked, message);
+                    asked = self.recognizer.asks(message);
+                    leading &=
+                        message.role == crate::core::message::Role::System && !message.summary;
+                }
+                EntryKind::Compaction(_) => leading = false,
+                _ => {}
             }
         }
     }
@@ -547,6 +573,7 @@ impl Session {
             live_stored: 0,
             memory: None,
             recognizer: self.recognizer.clone(),
+            load_report: loader::LoadReport::default(),
         };
         let branch_id = s.next_id();
         s.push(
@@ -589,43 +616,37 @@ impl Session {
         out
     }
 
-    /// Reads a log written by [`Session::to_jsonl`]. Message entries are imported with `import`.
-    /// Bad lines are `INVALID_INPUT` naming the line.
+    /// Reads a log written by [`Session::to_jsonl`] by the rules of [`loader`] (lenient on a torn
+    /// last line). Message entries are imported with `import`. Bad lines are `INVALID_INPUT`
+    /// naming the line; an empty log is `INVALID_INPUT` too (see [`Session::load`]).
     pub fn from_jsonl(text: &str, config: Config, import: Import<'_>) -> Result<Session> {
-        let mut lines = text
-            .split('\n')
-            .enumerate()
-            .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-            .filter(|(_, l)| !l.trim().is_empty());
-        let Some((_, first)) = lines.next() else {
-            return Err(Error::invalid_input(
-                "text",
-                "the log is empty: it needs a header line",
-            ));
+        Session::load(text, config, import, loader::LoadOptions::default())?
+            .ok_or_else(|| Error::invalid_input("text", "the log is empty: it needs a header line"))
+    }
+
+    /// [`Session::from_jsonl`] with `options`; `None` for an empty log (what an empty session
+    /// writes). What the reading noticed is [`Session::load_report`].
+    pub fn load(
+        text: &str,
+        config: Config,
+        import: Import<'_>,
+        options: loader::LoadOptions,
+    ) -> Result<Option<Session>> {
+        let Some(loaded) = loader::read(text, import, options)? else {
+            return Ok(None);
         };
-        let header = Header::read(first)?;
-        let mut log = Vec::new();
-        let mut ids = HashMap::new();
         let mut seq = 0u64;
-        for (number, line) in lines {
-            let entry = entry::read_line(line, number, import)?;
-            if ids.insert(entry.id.clone(), log.len()).is_some() {
-                return Err(Error::invalid_input(
-                    format!("lines[{}].id", number - 1),
-                    format!("line {number}: entry id \"{}\" appears twice", entry.id),
-                ));
-            }
+        for entry in &loaded.log {
             if let Some(n) = shared::entry_seq(&entry.id) {
                 seq = seq.max(n);
             }
-            log.push(entry);
         }
-        let flushed = log.len();
+        let flushed = loaded.log.len();
         let mut s = Session {
             config,
-            header,
-            log,
-            ids,
+            header: loaded.header,
+            log: loaded.log,
+            ids: loaded.ids,
             view: View::default(),
             version: 0,
             flushed,
@@ -638,11 +659,17 @@ impl Session {
             live_stored: 0,
             memory: None,
             recognizer: Recognizer::default(),
+            load_report: loaded.report,
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
         s.recognize_logged();
         s.rebuild();
-        Ok(s)
+        Ok(Some(s))
+    }
+
+    /// What reading the log noticed without refusing it (a torn last line left out).
+    pub fn load_report(&self) -> &loader::LoadReport {
+        &self.load_report
     }
 
     /// Builds a session from entries made elsewhere (an imported agent session). Ids must be

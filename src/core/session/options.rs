@@ -1,6 +1,7 @@
 //! The options only a session has, taken out of the options object before the shared options are
-//! parsed: `sessionId` (the header's id) and `background` (start compacting in the background at
-//! this fraction of the usable window, below the trigger).
+//! parsed: `sessionId` (the header's id), `background` (start compacting in the background at
+//! this fraction of the usable window, below the trigger) and `strict` (`Session.fromJSONL`
+//! refuses a torn last line).
 
 use serde_json::Value;
 
@@ -14,6 +15,9 @@ pub struct SessionOptions {
     pub id: Option<String>,
     /// The background threshold as a fraction of the usable window, in (0, 1).
     pub background: Option<f64>,
+    /// `Session.fromJSONL`: refuse a torn last line instead of loading up to it (a no-op for
+    /// `new Session`).
+    pub strict: bool,
 }
 
 impl SessionOptions {
@@ -31,7 +35,7 @@ impl SessionOptions {
     }
 }
 
-/// Removes `sessionId` and `background` from `options` (an object) and validates them.
+/// Removes `sessionId`, `background` and `strict` from `options` (an object) and validates them.
 pub fn take(options: &mut Value) -> Result<SessionOptions> {
     let Some(obj) = options.as_object_mut() else {
         return Ok(SessionOptions::default());
@@ -62,7 +66,21 @@ pub fn take(options: &mut Value) -> Result<SessionOptions> {
             ))
         }
     };
-    Ok(SessionOptions { id, background })
+    let strict = match obj.remove("strict") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) => true,
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "strict",
+                "strict must be true or false",
+            ))
+        }
+    };
+    Ok(SessionOptions {
+        id,
+        background,
+        strict,
+    })
 }
 
 #[cfg(test)]

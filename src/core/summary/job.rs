@@ -337,14 +337,6 @@ impl<'e> SummaryJob<'e> {
         };
         let history_chunks = chunker.chunks(history_entries);
         let mut history_lane = Lane::new(LaneKind::History, history_chunks, history);
-        if history_lane.chunks.is_empty() {
-            // No new history: the earlier summary stands for it, without a call.
-            history_lane.answer = previous_summary.clone();
-        }
-        let prefix_lane = (!prefix.is_empty()).then(|| {
-            let prefix_entries = entries(messages, &prefix, &settings.transcript, 1);
-            Lane::new(LaneKind::Prefix, chunker.chunks(prefix_entries), prefix)
-        });
         let summary_tokens = settings.plan.summary_tokens;
         // What the summary message adds around the summary (prefix, suffix, later-rounds note,
         // question, continue message, per-message overhead): the plan counts the message at the
@@ -357,6 +349,21 @@ impl<'e> SummaryJob<'e> {
                 .as_deref()
                 .map_or(0, |c| estimate(c) + 4)
             + 4;
+        if history_lane.chunks.is_empty() {
+            // No new history: the earlier summary stands for it, without a call, unless it is
+            // larger than the summary's budget: then one rollup condenses it.
+            history_lane.answer = previous_summary.clone();
+            let over = previous_summary
+                .as_deref()
+                .is_some_and(|p| estimate(p) > summary_tokens.saturating_sub(wrapper).max(1));
+            if over {
+                history_lane.stage = Stage::Rollup;
+            }
+        }
+        let prefix_lane = (!prefix.is_empty()).then(|| {
+            let prefix_entries = entries(messages, &prefix, &settings.transcript, 1);
+            Lane::new(LaneKind::Prefix, chunker.chunks(prefix_entries), prefix)
+        });
         // What the summary replaces (its transcripts and the earlier summary): the appended digest
         // never makes the summary larger than that.
         let replaced = history_lane

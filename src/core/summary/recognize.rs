@@ -9,9 +9,14 @@
 //! we do so far?", seed 002's shadow prompt), the question itself included. Known are: the
 //! configured style first, then every preset's, then the openings other agents use.
 //!
-//! The round of a recognized summary ([`round_of`]) is read from the text: a `{round}` slot of a
-//! known prefix or suffix, `compaction round N`, seed 001's `Session Summary (Round N)` or
-//! `(Compaction Round N)`, or its "incorporates context from N previous compaction rounds" (round
+//! Where a message is recognized: only at the head of an array ([`Recognizer::mark_leading`]),
+//! where a compaction puts its summary, and in a Session only while its log holds nothing but
+//! system messages; a Session's own summaries are its compaction entries.
+//!
+//! The round of a recognized summary ([`Recognizer::round`]) is read only where the package writes
+//! it: a `{round}` slot of a known prefix or suffix, a round phrase in the first line
+//! (`compaction round N`, seed 001's `Session Summary (Round N)` or `(Compaction Round N)`), or a
+//! later-rounds note at the end ("incorporates context from N previous compaction rounds": round
 //! N + 1); the largest number found wins.
 
 use std::sync::OnceLock;
@@ -134,6 +139,36 @@ impl Recognizer {
         self.pair_answers(messages);
     }
 
+    /// Marks the summary a compaction put at the head of an array (position and framing): the
+    /// first message after the leading system messages, or a system message among them (seed
+    /// 004's system-role summary), when its text is a known summary; or a summary question there
+    /// and the assistant answer right after it. Text anywhere else is never taken for a summary,
+    /// whatever it looks like (issue 23: a user message that merely starts with a summary prefix
+    /// swallowed everything before it). Marks already set (an agent file's own compaction
+    /// records) stay.
+    pub fn mark_leading(&self, messages: &mut [Message]) {
+        let mut i = 0usize;
+        while let Some(m) = messages.get_mut(i) {
+            if !m.summary {
+                if m.role == Role::System {
+                    if eligible(m) && self.is_summary_text(&m.plain_text()) {
+                        m.summary = true;
+                    } else {
+                        i += 1;
+                        continue;
+                    }
+                } else {
+                    self.mark(m);
+                }
+            }
+            let asked = messages.get(i).is_some_and(|m| self.asks(m));
+            if let Some(answer) = messages.get_mut(i + 1) {
+                Recognizer::answer(asked, answer);
+            }
+            return;
+        }
+    }
+
     /// Marks the assistant message right after each summary question as a summary.
     pub fn pair_answers(&self, messages: &mut [Message]) {
         for i in 1..messages.len() {
@@ -197,15 +232,30 @@ impl Recognizer {
         t.to_string()
     }
 
-    /// The round of a summary text: the largest round a known frame's slot or a round phrase
-    /// gives; `None` when the text names none.
+    /// The round of a summary text, read only where the package writes it: a known frame's
+    /// `{round}` slot at the start or the end, a round phrase in the first line (seed 001's
+    /// heading), or a later-rounds note at the end (its previous rounds + 1). The body is never
+    /// read (issue 23: a summary quoting "(compaction round 999)" made the next round 1000).
+    /// `None` when none names one.
     pub fn round(&self, text: &str) -> Option<u32> {
         let slots = self.frames.iter().flat_map(|(prefix, suffix)| {
             let start = match_start(text, prefix).and_then(|(_, r)| r);
             let end = match_end(text, suffix).and_then(|(_, r)| r);
             [start, end]
         });
-        slots.flatten().chain(round_of(text)).max()
+        let first_line = text.trim_start().lines().next().unwrap_or_default();
+        let unframed = self.frames.iter().fold(text.trim(), |t, (_, suffix)| {
+            match_end(t, suffix).map_or(t, |(rest, _)| rest.trim())
+        });
+        let notes = self.notes.iter().filter_map(|note| {
+            let template = note.replace("{previous_rounds}", "{round}");
+            match_end(unframed, &template).and_then(|(_, n)| n.map(|n| n.saturating_add(1)))
+        });
+        slots
+            .flatten()
+            .chain(round_of(first_line))
+            .chain(notes)
+            .max()
     }
 }
 

@@ -79,15 +79,38 @@ fn count_short(piece: &[u8], ranks: &Ranks) -> usize {
 }
 
 fn count_long(piece: &[u8], ranks: &Ranks) -> usize {
+    merge_long(piece, ranks).map_or(piece.len(), |(_, tokens)| tokens)
+}
+
+/// The start of every token of `piece` after its byte-pair merge, in order (the first is 0).
+/// Used on the windows of a huge piece (`huge.rs`); an empty piece has none.
+pub fn token_starts(piece: &[u8], ranks: &Ranks) -> Vec<u32> {
+    let Some((next, tokens)) = merge_long(piece, ranks) else {
+        return (0..u32::try_from(piece.len()).unwrap_or(0)).collect();
+    };
+    let mut starts = Vec::with_capacity(tokens);
+    let mut at = 0u32;
+    while (at as usize) < piece.len() {
+        starts.push(at);
+        match next.get(at as usize) {
+            Some(&after) if after > at => at = after,
+            _ => break,
+        }
+    }
+    starts
+}
+
+/// The heap merge: `next[i]` is the start of the part after the one at `i` once no pair merges
+/// (meaningful where `i` starts a part), and the number of parts. `None` for a piece of 4 GiB or
+/// more, which no caller sends.
+fn merge_long(piece: &[u8], ranks: &Ranks) -> Option<(Vec<u32>, usize)> {
     let n = piece.len();
     // Parts are named by their start byte. `next[i]` is the start of the part after the one at
     // `i` (`n` after the last), `prev[i]` the one before (`NIL` for the first); `pair[i]` is the
     // rank of the part at `i` merged with the next (NONE if not a token, or if `i` is no longer
     // the start of a part).
     const NIL: u32 = u32::MAX;
-    let Ok(len) = u32::try_from(n) else {
-        return n;
-    };
+    let len = u32::try_from(n).ok()?;
     let mut next: Vec<u32> = (1..=len).collect();
     let mut prev: Vec<u32> = (0..len).map(|i| i.checked_sub(1).unwrap_or(NIL)).collect();
     let pair_at = |i: u32, next: &[u32]| -> Rank {
@@ -140,7 +163,7 @@ fn count_long(piece: &[u8], ranks: &Ranks) -> usize {
             }
         }
     }
-    tokens
+    Some((next, tokens))
 }
 
 #[cfg(test)]

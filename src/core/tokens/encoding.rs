@@ -8,10 +8,10 @@
 
 use crate::core::error::{Error, Result};
 
-use super::bpe;
 use super::ranks::Ranks;
 use super::split::{pieces, Pattern};
 use super::table_file;
+use super::{bpe, huge};
 
 /// The exact encodings the package knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,32 +76,9 @@ pub struct Encoding {
 const PIECE_CACHE_ENTRIES: usize = 1 << 15;
 /// Pieces longer than this are not remembered (rare, and each would hold much memory).
 const PIECE_CACHE_MAX_LEN: usize = 64;
-/// The longest piece merged whole; a longer one (megabytes without a space) is merged in chunks
-/// cut at character boundaries, so memory stays bounded; its count is then within a few tokens
-/// of the exact one.
+/// The longest piece merged whole; a longer one (megabytes without a space) is merged in
+/// overlapping windows of this size joined exactly (`huge.rs`), so memory stays bounded.
 const HUGE_PIECE: usize = 1 << 22;
-
-/// `bytes` in chunks of at most `max` bytes (at least one character each), cut at UTF-8
-/// character boundaries.
-fn chunks(bytes: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
-    let mut rest = bytes;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut cut = rest.len().min(max.max(1));
-        // Back up to the start of a character (continuation bytes are 0b10xxxxxx).
-        while cut < rest.len() && cut > 0 && rest.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
-            cut -= 1;
-        }
-        if cut == 0 {
-            cut = rest.len().min(4);
-        }
-        let (head, tail) = rest.split_at(cut);
-        rest = tail;
-        Some(head)
-    })
-}
 
 impl std::fmt::Debug for Encoding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -146,9 +123,7 @@ impl Encoding {
             return usize::from(!piece.is_empty());
         }
         if piece.len() > HUGE_PIECE {
-            return chunks(piece, HUGE_PIECE)
-                .map(|c| bpe::count(c, &self.ranks))
-                .sum();
+            return huge::count(piece, &self.ranks, HUGE_PIECE);
         }
         if piece.len() > PIECE_CACHE_MAX_LEN {
             return bpe::count(piece, &self.ranks);

@@ -28,8 +28,8 @@
 //!   (role `tool`) are never split. Text, reasoning, images and files split freely.
 //! - With `includeSystem`, `messages[0]` is held apart only when it carries no tool data (no
 //!   supported format puts tool calls in a system message); otherwise it is an ordinary message.
-//! - Last, a kept tool result whose call is not among the kept messages (an orphan in the input,
-//!   or, in a damaged history, a result before a dropped call) is taken out of its message, which
+//! - Last, a kept tool result whose call is not kept before it (an orphan in the input, or, in a
+//!   damaged history, a result before its call, kept or dropped) is taken out of its message, which
 //!   is then kept in part, or dropped when nothing else is left of it. So the kept messages never
 //!   hold a result without its call, and a user's text beside an orphan result survives.
 //!
@@ -267,9 +267,8 @@ fn direction(options: &TrimOptions) -> Direction {
     }
 }
 
-/// The rules, then the orphan rule: a tool result whose call is not among the kept messages
-/// (nowhere in the input, or, in a history with results before their calls, dropped) is never
-/// passed on. Its message keeps its other parts (kept in part, like a partial message) and is
+/// The rules, then the orphan rule: a tool result whose call is not kept before it (nowhere in
+/// the input, dropped, or after the result in a damaged history) is never passed on. Its message keeps its other parts (kept in part, like a partial message) and is
 /// dropped when nothing else is left of it.
 fn run(
     history: &History<'_, '_>,
@@ -293,27 +292,25 @@ fn run(
                 .collect()
         })
     };
-    let calls: FxHashSet<&str> = trimmed
-        .kept
-        .iter()
-        .flat_map(&kept_parts)
-        .filter_map(|(_, p)| match p {
-            Part::ToolCall { id, .. } => Some(id.as_str()),
-            _ => None,
-        })
-        .collect();
-    let orphan =
-        |p: &Part| matches!(p, Part::ToolResult { id, .. } if !calls.contains(id.as_str()));
+    // Calls are seen in order: a result counts only when its call was kept before it.
+    let mut calls: FxHashSet<&str> = FxHashSet::default();
     trimmed.kept.retain_mut(|k| {
         let parts = kept_parts(k);
-        if !parts.iter().any(|(_, p)| orphan(p)) {
+        let mut orphans = 0usize;
+        let mut kept: Vec<usize> = Vec::with_capacity(parts.len());
+        for (i, p) in &parts {
+            match p {
+                Part::ToolCall { id, .. } => {
+                    calls.insert(id.as_str());
+                    kept.push(*i);
+                }
+                Part::ToolResult { id, .. } if !calls.contains(id.as_str()) => orphans += 1,
+                _ => kept.push(*i),
+            }
+        }
+        if orphans == 0 {
             return true;
         }
-        let kept: Vec<usize> = parts
-            .iter()
-            .filter(|(_, p)| !orphan(p))
-            .map(|(i, _)| *i)
-            .collect();
         if kept.is_empty() {
             return false;
         }
