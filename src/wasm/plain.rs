@@ -217,14 +217,21 @@ pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, J
 /// [`check_shape`] with the error in the core's terms.
 /// `split_longs`: long strings cross apart ([`Checked::longs`]).
 fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<Checked, Error> {
-    let found =
-        plain_shape(value, MAX_DEPTH, MAX_NODES, kind.mode(), split_longs, MAX_TEXT).map_err(|e| {
-            let detail = e
-                .dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|| "reading it threw".to_string());
-            error(kind, path, format!("the value could not be read: {detail}"))
-        })?;
+    let found = plain_shape(
+        value,
+        MAX_DEPTH,
+        MAX_NODES,
+        kind.mode(),
+        split_longs,
+        MAX_TEXT,
+    )
+    .map_err(|e| {
+        let detail = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_else(|| "reading it threw".to_string());
+        error(kind, path, format!("the value could not be read: {detail}"))
+    })?;
     if found.is_undefined() || found.is_null() {
         return Ok(Checked {
             value: value.clone(),
