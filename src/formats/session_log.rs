@@ -54,17 +54,18 @@ pub fn session_from_imported(
     let mut entries: Vec<(String, EntryKind)> = Vec::new();
     let mut next = 0usize;
     for (k, record) in imported.compactions.iter().enumerate() {
-        while next < record.at_message.min(imported.messages.len()) {
+        let end = record.at_message.min(imported.messages.len());
+        for i in next..end {
             push_message(
                 imported,
                 &ids,
                 &mut used,
                 &summary_messages,
-                next,
+                i,
                 &mut entries,
             );
-            next += 1;
         }
+        next = next.max(end);
         let first_kept_entry_id = record
             .first_kept_message
             .filter(|&i| i < record.at_message)
@@ -100,16 +101,15 @@ pub fn session_from_imported(
             })),
         ));
     }
-    while next < imported.messages.len() {
+    for i in next..imported.messages.len() {
         push_message(
             imported,
             &ids,
             &mut used,
             &summary_messages,
-            next,
+            i,
             &mut entries,
         );
-        next += 1;
     }
     let id = session_id
         .or_else(|| imported.session_id.clone())

@@ -120,24 +120,7 @@ pub async fn call_once(
     };
     let timed_out = JsValue::from(Object::new());
     let aborted = JsValue::from(Object::new());
-    let timer_id: Rc<Cell<Option<JsValue>>> = Rc::new(Cell::new(None));
-    let timer_slot = Rc::clone(&timer_id);
-    let timeout = Promise::new(&mut |resolve, _| {
-        if let (Some(set_timeout), Ok(bound)) = (
-            global_fn("setTimeout"),
-            resolve
-                .bind1(&JsValue::UNDEFINED, &timed_out)
-                .dyn_into::<Function>(),
-        ) {
-            if let Ok(t) = set_timeout.call2(
-                &JsValue::UNDEFINED,
-                &bound,
-                &JsValue::from_f64(timeout_ms as f64),
-            ) {
-                timer_slot.set(Some(t));
-            }
-        }
-    });
+    let (timeout, timer_id) = timer(timeout_ms, &timed_out);
     let listener: Rc<Cell<Option<Function>>> = Rc::new(Cell::new(None));
     let listener_slot = Rc::clone(&listener);
     let on_abort = Promise::new(&mut |resolve, _| {
@@ -309,13 +292,29 @@ pub async fn settle(value: JsValue, timeout_ms: u64) -> Settled {
         return Settled::Value(value);
     };
     let timed_out = JsValue::from(Object::new());
-    let timer: Rc<Cell<Option<JsValue>>> = Rc::new(Cell::new(None));
-    let slot = Rc::clone(&timer);
-    let timeout = Promise::new(&mut |resolve, _| {
+    let (timeout, timer_id) = timer(timeout_ms, &timed_out);
+    let race = Promise::race(&js_sys::Array::of2(promise, &timeout));
+    let outcome = JsFuture::from(race).await;
+    if let Some(t) = timer_id.take() {
+        clear(t);
+    }
+    match outcome {
+        Ok(v) if v == timed_out => Settled::TimedOut,
+        Ok(v) => Settled::Value(v),
+        Err(e) => Settled::Failed(e),
+    }
+}
+
+/// A promise that resolves to `value` after `timeout_ms`, and the slot holding its timer's id (to
+/// clear it once the race is decided: a pending timer would keep Node alive).
+fn timer(timeout_ms: u64, value: &JsValue) -> (Promise, Rc<Cell<Option<JsValue>>>) {
+    let id: Rc<Cell<Option<JsValue>>> = Rc::new(Cell::new(None));
+    let slot = Rc::clone(&id);
+    let promise = Promise::new(&mut |resolve, _| {
         if let (Some(set_timeout), Ok(bound)) = (
             global_fn("setTimeout"),
             resolve
-                .bind1(&JsValue::UNDEFINED, &timed_out)
+                .bind1(&JsValue::UNDEFINED, value)
                 .dyn_into::<Function>(),
         ) {
             if let Ok(t) = set_timeout.call2(
@@ -327,14 +326,5 @@ pub async fn settle(value: JsValue, timeout_ms: u64) -> Settled {
             }
         }
     });
-    let race = Promise::race(&js_sys::Array::of2(promise, &timeout));
-    let outcome = JsFuture::from(race).await;
-    if let Some(t) = timer.take() {
-        clear(t);
-    }
-    match outcome {
-        Ok(v) if v == timed_out => Settled::TimedOut,
-        Ok(v) => Settled::Value(v),
-        Err(e) => Settled::Failed(e),
-    }
+    (promise, id)
 }

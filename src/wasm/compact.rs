@@ -113,17 +113,13 @@ pub async fn compact(
     let extractive = match start {
         Start::Skip(warning) => return Ok(unchanged(&a, tokens_before, warning)),
         Start::Compact { extractive, notice } => {
-            if let Some(notice) = notice {
-                let notice = super::error::to_js(&notice, None);
-                report(
-                    &inner.callbacks,
-                    &inner.reentry,
-                    inner.options.timeout_ms,
-                    &notice,
-                    true,
-                )
-                .await;
-            }
+            notify(
+                &inner.callbacks,
+                &inner.reentry,
+                inner.options.timeout_ms,
+                notice,
+            )
+            .await;
             extractive
         }
     };
@@ -189,6 +185,20 @@ pub fn warn(result: &JsValue, text: &str) {
         if let Some(list) = list.dyn_ref::<Array>() {
             list.push(&JsValue::from_str(text));
         }
+    }
+}
+
+/// Reports the pipeline's notice at the start of a compaction (the breaker skipped the summarizer,
+/// say) as a swallowed failure, when there is one.
+pub async fn notify(
+    callbacks: &super::options::Callbacks,
+    reentry: &super::call::Reentry,
+    timeout_ms: u64,
+    notice: Option<crate::core::error::Error>,
+) {
+    if let Some(notice) = notice {
+        let notice = super::error::to_js(&notice, None);
+        report(callbacks, reentry, timeout_ms, &notice, true).await;
     }
 }
 

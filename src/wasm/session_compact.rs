@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::call::call_options;
-use super::compact::{code_of, message_of, report};
+use super::compact::{code_of, message_of, notify, report};
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::estimator_for;
@@ -213,17 +213,13 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
     let extractive = match start {
         Start::Skip(warning) => return unchanged(inner, tokens_before, warning),
         Start::Compact { extractive, notice } => {
-            if let Some(notice) = notice {
-                let notice = error_to_js(&notice, None);
-                report(
-                    &inner.callbacks,
-                    &inner.reentry,
-                    inner.options.timeout_ms,
-                    &notice,
-                    true,
-                )
-                .await;
-            }
+            notify(
+                &inner.callbacks,
+                &inner.reentry,
+                inner.options.timeout_ms,
+                notice,
+            )
+            .await;
             extractive
         }
     };
