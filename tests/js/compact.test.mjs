@@ -120,18 +120,30 @@ test("the caller's signal aborts the compaction, before or during the call", asy
 
 test("retries with backoff: two failures then success", async () => {
   let calls = 0;
-  const times = [];
-  const compactor = new Compactor({ ...base, retries: 2, retryDelayMs: 20, summarize: () => {
-    times.push(Date.now());
+  // The pauses the runner asks the host for (its timers go through globalThis.setTimeout): the
+  // schedule is read from the requested delays, not from the clock, so machine load cannot move it.
+  const requested = [];
+  const realSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = (fn, ms, ...rest) => {
+    requested.push(ms);
+    return realSetTimeout(fn, ms, ...rest);
+  };
+  const timeoutMs = 60_000;
+  const compactor = new Compactor({ ...base, retries: 2, retryDelayMs: 20, timeoutMs, summarize: () => {
     calls += 1;
     if (calls <= 2) throw new Error(`fail ${calls}`);
     return "third time lucky";
   } });
-  const messages = aiSdkHistory(30);
-  const result = await compactor.compact(messages, {});
-  assert.equal(result.compacted, true);
-  assert.ok(calls >= 3);
-  assert.ok(times[2] - times[1] >= times[1] - times[0], "backoff grows");
+  try {
+    const result = await compactor.compact(aiSdkHistory(30), {});
+    assert.equal(result.compacted, true);
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  assert.equal(calls, 3);
+  // Between the calls, the backoff: 20 ms, then twice that (the other timers are the calls'
+  // timeouts).
+  assert.deepEqual(requested.filter((ms) => ms !== timeoutMs), [20, 40]);
 });
 
 test("the circuit breaker stops automatic compaction after repeated failures; manual still works", async () => {
