@@ -129,13 +129,31 @@ function openDatabase(path, busyTimeoutMs) {
   const db = new Database(path, { timeout: busyTimeoutMs });
   // WAL: readers never block the writer and a commit appends to one file. An in-memory database
   // has no file to share and keeps its own journal mode.
-  if (!db.memory) db.pragma("journal_mode = WAL");
+  if (!db.memory) retryBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
   // FULL: a commit is on disk (the WAL is synced) before append resolves, so an acknowledged
   // append survives a power loss; NORMAL may lose the last commits (never corrupting the file).
   // Measured for one-line appends on a file: FULL about 1.7 ms each, NORMAL about 0.1 ms. An append
   // follows a model call of seconds, so durability wins.
   db.pragma("synchronous = FULL");
   return db;
+}
+
+/**
+ * Runs `f`, again while SQLite answers SQLITE_BUSY, for up to `busyTimeoutMs`. Switching a new file
+ * to WAL takes an exclusive lock, and when two processes switch it at once SQLite refuses one at
+ * once (waiting could deadlock) instead of calling the busy handler: the switch is then retried.
+ */
+function retryBusy(f, busyTimeoutMs) {
+  const until = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return f();
+    } catch (error) {
+      if (error?.code !== "SQLITE_BUSY" || Date.now() >= until) throw error;
+      Atomics.wait(pause, 0, 0, wait);
+    }
+  }
 }
 
 /** Creates the tables if they are missing, in one transaction (idempotent, safe to race). */

@@ -101,6 +101,21 @@ describe("sqlite store", () => {
     await store.close();
   });
 
+  it("opens from 6 processes that create the same file at the same moment (WAL switch under contention)", async () => {
+    // Each round a new file: the processes race to create it and switch it to WAL, where SQLite
+    // may answer SQLITE_BUSY without waiting (the store retries it within its busy timeout).
+    for (let round = 0; round < 30; round++) {
+      const path = freshPath();
+      const startAt = String(Date.now() + 400);
+      const outputs = await Promise.all([0, 1, 2, 3, 4, 5].map((w) => runChild("sqlite-opener.mjs", [path, startAt, `p${w}`])));
+      for (const out of outputs) assert.equal(out.trim(), "ok");
+      const store = sqliteStore({ path });
+      const { lines } = await store.read("c", 0);
+      assert.equal(lines.length, 6, `round ${round}`);
+      await store.close();
+    }
+  });
+
   it("keeps nothing of an append whose process is killed mid-transaction", async () => {
     const path = freshPath();
     const store = sqliteStore({ path });
