@@ -173,7 +173,10 @@ mod tests {
         assert_eq!(request_mode(c, true, 1_000, 100, 601, 100, 200), t);
         assert_eq!(request_mode(c, false, 1_000, 0, 10, 10, 10), t);
         assert_eq!(request_mode(t, true, 1_000, 0, 10, 10, 10), t);
-        assert_eq!(request_mode(c, true, usize::MAX, usize::MAX, 1, 1, 1), t);
+        assert_eq!(
+            request_mode(c, true, usize::MAX - 1, usize::MAX, 1, 1, 1),
+            t
+        );
     }
 
     #[test]
