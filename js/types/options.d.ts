@@ -151,6 +151,19 @@ export interface SummaryRequest<M = object> {
   round: number;
   /** A session's workstream state so far, when it keeps one (answer with a `state` delta). */
   state?: WorkstreamState;
+  /**
+   * The request the options choose (`summaryMode`): `"continue"` on a `history` request whose
+   * conversation, instruction and answer fit the window, else `"transcript"` (`system` + `prompt`).
+   */
+  mode: "transcript" | "continue";
+  /**
+   * In `"continue"` mode: your messages, in your format, as the model last saw them (Anthropic
+   * messages may gain one `cache_control` marker). Send `[...conversation, { role: "user",
+   * content: instruction }]` with your own system prompt and tools.
+   */
+  conversation?: M[];
+  /** In `"continue"` mode: the summary instruction, the final user message to send after `conversation`. */
+  instruction?: string;
   /** Aborted on timeout or when your signal aborts. */
   signal: AbortSignal;
 }

@@ -260,6 +260,7 @@ async fn run(
         state: None,
         extractive,
         reentry: &inner.reentry,
+        format: a.incoming.format,
     };
     let Some(done) = execute(
         &exec,

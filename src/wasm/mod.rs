@@ -9,6 +9,7 @@ pub mod compactor;
 pub mod compactor_memo;
 pub mod compactor_prune;
 pub mod compactor_trim;
+pub mod continuing;
 pub mod convert;
 pub mod cost;
 pub mod env;

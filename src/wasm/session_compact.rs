@@ -105,6 +105,8 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
         state: None,
         extractive: inner.options.extractive,
         reentry: &inner.reentry,
+        // A memory request sends no conversation.
+        format: Format::AiSdk,
     };
     let call = call_options(options);
     let max = inner.options.settings.plan.summary_tokens;
@@ -240,6 +242,7 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
             state: previous_state.as_ref(),
             extractive,
             reentry: &inner.reentry,
+            format,
         };
         let (messages, originals, plan, call) = (&snapshot.messages, &originals, &plan, &call);
         async move {

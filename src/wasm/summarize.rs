@@ -9,6 +9,7 @@ use super::call::CallOptions;
 use super::call::{
     call_once, is_aborted, pause, reason, settle, Batch, CallError, Reentry, Settled,
 };
+use super::continuing::{set_mode, Continuing};
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
@@ -21,6 +22,7 @@ use crate::core::plan::{Disposition, Plan};
 use crate::core::render::{render, Rendered};
 use crate::core::summary::is_blank;
 use crate::core::summary::job::{PieceRequest, Purpose, SummaryJob};
+use crate::formats::Format;
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -38,6 +40,8 @@ pub struct Exec<'a> {
     pub extractive: bool,
     /// The handle's count of calls into the caller's code.
     pub reentry: &'a Reentry,
+    /// The format of the caller's messages (a continuing request's conversation is in it).
+    pub format: Format,
 }
 
 /// The result of [`execute`].
@@ -119,8 +123,14 @@ fn state_delta(answer: &JsValue) -> Result<Option<serde_json::Value>, JsValue> {
     Ok(Some(value))
 }
 
-fn request_object(piece: &PieceRequest, all: &Array, state: Option<&serde_json::Value>) -> Object {
+fn request_object(
+    exec: &Exec<'_>,
+    piece: &PieceRequest,
+    all: &Array,
+    continuing: Option<&Continuing>,
+) -> Object {
     let obj = Object::new();
+    let state = exec.state;
     if let Some(state) = state {
         set(&obj, "state", &to_js(state));
     }
@@ -149,6 +159,8 @@ fn request_object(piece: &PieceRequest, all: &Array, state: Option<&serde_json::
         &JsValue::from_f64(piece.max_tokens as f64),
     );
     set(&obj, "round", &JsValue::from_f64(f64::from(piece.round)));
+    let count = |t: &str| exec.estimator.counter.count(t);
+    set_mode(&obj, piece, exec.options, continuing, &count);
     obj
 }
 
@@ -214,6 +226,7 @@ pub async fn summarize_once(
     set(&obj, "messages", &Array::new());
     set(&obj, "maxTokens", &JsValue::from_f64(max_tokens as f64));
     set(&obj, "round", &JsValue::from_f64(1.0));
+    set(&obj, "mode", &JsValue::from_str("transcript"));
     let answer = ask(
         policy(exec.options),
         summarize,
@@ -251,12 +264,14 @@ struct Gathered {
 
 /// Runs the pieces that may run now in parallel, then validates each answer; an answer the job
 /// rejects (empty, not smaller) is asked again, up to the retries.
+#[allow(clippy::too_many_arguments)]
 async fn run_batch(
     exec: &Exec<'_>,
     summarize: &Function,
     job: &mut SummaryJob<'_>,
     pieces: &[PieceRequest],
     all: &Array,
+    continuing: Option<&Continuing>,
     signal: &JsValue,
     out: &mut Gathered,
 ) -> Result<(), JsValue> {
@@ -270,7 +285,7 @@ async fn run_batch(
             let ask = ask(
                 limits,
                 summarize.clone(),
-                request_object(piece, all, exec.state),
+                request_object(exec, piece, all, continuing),
                 batch_signal.clone(),
                 exec.reentry.clone(),
             );
@@ -309,7 +324,7 @@ async fn run_batch(
                     answer = ask(
                         limits,
                         summarize.clone(),
-                        request_object(piece, all, exec.state),
+                        request_object(exec, piece, all, continuing),
                         signal.clone(),
                         exec.reentry.clone(),
                     )
@@ -507,6 +522,7 @@ pub async fn execute(
                 exec.state
                     .and_then(crate::core::session::workstream::render),
             );
+            let continuing = Continuing::of(exec.options, all, exec.format, tokens_before);
             loop {
                 let pieces = job.next();
                 if pieces.is_empty() {
@@ -521,6 +537,7 @@ pub async fn execute(
                     &mut job,
                     &pieces,
                     all,
+                    continuing.as_ref(),
                     &call.signal,
                     &mut gathered,
                 )

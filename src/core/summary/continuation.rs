@@ -90,6 +90,31 @@ pub fn instruction(
     )
 }
 
+/// The mode of one summarizer request. Only a piece that summarizes the whole history in one
+/// request (`whole_history`) can continue the conversation: a chunk, a split turn's prefix or a
+/// rollup covers part of it. A continuing request also has to fit the model's window: the system
+/// prompt and tools (`system`), the conversation, the instruction and the answer; when it would
+/// not, that request falls back to the transcript, which is what lets a compaction succeed once
+/// the conversation outgrew the window.
+pub fn request_mode(
+    preferred: SummaryMode,
+    whole_history: bool,
+    window: usize,
+    system: usize,
+    conversation: usize,
+    instruction: usize,
+    answer: usize,
+) -> SummaryMode {
+    let needed = system
+        .saturating_add(conversation)
+        .saturating_add(instruction)
+        .saturating_add(answer);
+    match preferred {
+        SummaryMode::Continue if whole_history && needed <= window => SummaryMode::Continue,
+        _ => SummaryMode::Transcript,
+    }
+}
+
 /// Where Anthropic cache markers go in a continuing request: indices of the conversation's
 /// messages. The caller's own markers (`marked`), when its messages carry any, stay as they are
 /// (the prefix stays byte-identical); otherwise one marker goes on `previous_tail`, the last
@@ -138,6 +163,20 @@ mod tests {
             Some(SummaryMode::Transcript)
         );
         assert_eq!(SummaryMode::parse("chat"), None);
+    }
+
+    #[test]
+    fn a_request_continues_only_for_the_whole_history_within_the_window() {
+        let (c, t) = (SummaryMode::Continue, SummaryMode::Transcript);
+        assert_eq!(request_mode(c, true, 1_000, 100, 600, 100, 200), c);
+        // One token over the window: the transcript.
+        assert_eq!(request_mode(c, true, 1_000, 100, 601, 100, 200), t);
+        assert_eq!(request_mode(c, false, 1_000, 0, 10, 10, 10), t);
+        assert_eq!(request_mode(t, true, 1_000, 0, 10, 10, 10), t);
+        assert_eq!(
+            request_mode(c, true, usize::MAX - 1, usize::MAX, 1, 1, 1),
+            t
+        );
     }
 
     #[test]
