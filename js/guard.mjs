@@ -22,6 +22,8 @@ export function guard(wasm, CompactionError, onReset) {
   // Calls still running (their promises), settled with INTERNAL when the instance is replaced:
   // the old instance's callbacks no longer run.
   const running = new Set();
+  // Resets so far: the instance id wasm-bindgen gives the objects of the current instance.
+  let generation = 0;
 
   // Live Sessions and the options each was made with, to re-create them after a reset. Nothing is
   // done per call: their logs are read only when the instance is reset.
@@ -105,6 +107,7 @@ export function guard(wasm, CompactionError, onReset) {
     if (isTrap(error)) {
       const saved = SessionClass ? saveSessions() : [];
       wasm.__wbg_reset_state();
+      generation += 1;
       onReset();
       if (saved.length > 0) restoreSessions(saved);
       const cut = new CompactionError(
@@ -141,10 +144,16 @@ export function guard(wasm, CompactionError, onReset) {
     return error;
   }
 
-  // free() and Symbol.dispose on an object already freed (or made before a reset) do nothing.
+  // free() and Symbol.dispose on an object already freed (or made before a reset) do nothing. The
+  // glue's free does not check the instance: an old object's pointer must never reach the fresh
+  // instance, where it may name a live object (`generation` follows wasm-bindgen's instance id).
   function wrapFree(f) {
     return function free(...args) {
       untrack(this);
+      if (this != null && this.__wbg_inst !== undefined && this.__wbg_inst !== generation) {
+        this.__destroy_into_raw?.();
+        return undefined;
+      }
       try {
         return f.apply(this, args);
       } catch (error) {

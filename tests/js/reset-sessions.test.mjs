@@ -67,3 +67,27 @@ test("live Sessions survive a reset: same log, context and unflushed lines, and 
   assert.equal(r.freedCode, "DISPOSED");
   assert.equal(r.storedCode, "DISPOSED");
 });
+
+// free() of an object made before the reset must not reach the fresh instance: the fresh
+// instance allocates in the same order, so the old pointer names a live object there.
+const freeScript = `
+const cc = require(${JSON.stringify(cjs)});
+const trap = cc[Symbol.for("context-compaction.trap")];
+const options = { contextWindow: 8000, summarize: "extractive" };
+const old = new cc.Compactor(options);
+try { trap(); } catch {}
+const fresh = new cc.Compactor(options);
+old.free();
+old[Symbol.dispose]();
+new cc.Compactor({ ...options, contextWindow: 9000 });
+let threshold;
+try { threshold = fresh.check([{ role: "user", content: "hi" }]).threshold; } catch (e) { threshold = e.code; }
+console.log(JSON.stringify({ threshold, expected: new cc.Compactor(options).check([{ role: "user", content: "hi" }]).threshold }));
+`;
+
+test("free() of an object made before a reset does nothing to the fresh instance's objects", () => {
+  const out = execFileSync(process.execPath, ["-e", freeScript], { encoding: "utf8", timeout: 60_000 });
+  const r = JSON.parse(out.trim().split("\n").pop());
+  assert.equal(typeof r.expected, "number");
+  assert.equal(r.threshold, r.expected);
+});
