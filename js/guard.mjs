@@ -3,9 +3,13 @@
 // A trap (`WebAssembly.RuntimeError`: out of memory, a stack overflow, an exception thrown through
 // wasm frames) can leave the instance's memory half-updated, so the instance is replaced by a
 // fresh one (wasm-bindgen's `__wbg_reset_state`) and the caller gets an `INTERNAL` error; every new
-// call works. Objects made before the reset, and objects after `free()`, fail with `DISPOSED`;
-// `free()` (and `Symbol.dispose`) on such an object does nothing. A revoked Proxy passed in is
-// `INVALID_INPUT`.
+// call works. Every live `Session` (not attached to a store) survives: just before the reset its
+// log is read from the old instance (`toJSONL`, and `flush` for the lines not flushed yet), and it
+// is read back into the fresh one (`fromJSONL` with the options it was made with); the same JS
+// object then points at the new session, and its next `flush()` still gives the lines it had not
+// given. A session whose log cannot be read (the one that trapped, mid-change) is lost. Other objects
+// made before the reset, and objects after `free()`, fail with `DISPOSED`; `free()` (and
+// `Symbol.dispose`) on such an object does nothing. A revoked Proxy passed in is `INVALID_INPUT`.
 // The build turns this file into CommonJS for the Node entry (`pkg/node/guard.cjs`).
 
 const STALE = /stale object from previous Wasm instance/i;
@@ -18,12 +22,94 @@ export function guard(wasm, CompactionError, onReset) {
   // Calls still running (their promises), settled with INTERNAL when the instance is replaced:
   // the old instance's callbacks no longer run.
   const running = new Set();
+  // Resets so far: the instance id wasm-bindgen gives the objects of the current instance.
+  let generation = 0;
+
+  // Live Sessions and the options each was made with, to re-create them after a reset. Nothing is
+  // done per call: their logs are read only when the instance is reset.
+  const SessionClass = wasm.Session;
+  const raw = SessionClass && {
+    toJSONL: SessionClass.prototype.toJSONL,
+    flush: SessionClass.prototype.flush,
+    fromJSONL: SessionClass.fromJSONL,
+  };
+  const live = new Set();
+  const refs = new WeakMap();
+  const optionsOf = new WeakMap();
+  // The session in the fresh instance whose pointer a surviving object took (kept alive with it,
+  // so that wasm-bindgen frees it when the object is collected), and the lines not flushed yet.
+  const twins = new WeakMap();
+  const unflushed = new WeakMap();
+  const gone = typeof FinalizationRegistry === "undefined" ? null : new FinalizationRegistry((ref) => live.delete(ref));
+
+  function track(session, options) {
+    if (!SessionClass || !(session instanceof SessionClass) || typeof WeakRef === "undefined") return;
+    const ref = new WeakRef(session);
+    live.add(ref);
+    refs.set(session, ref);
+    optionsOf.set(session, options);
+    gone?.register(session, ref, ref);
+  }
+
+  function untrack(session) {
+    const ref = refs.get(session);
+    if (ref === undefined) return;
+    live.delete(ref);
+    gone?.unregister(ref);
+    refs.delete(session);
+    twins.get(session)?.__destroy_into_raw();
+    twins.delete(session);
+  }
+
+  // Options of the Session a call returns: its own argument, or (for `branch`) its parent's.
+  function optionsFor(name, args, self) {
+    if (name === "fromJSONL") return args[1];
+    if (name === "fromSessionFile") return args[2];
+    return optionsOf.get(self);
+  }
+
+  // Reads every live Session's log from the old instance (before the reset).
+  function saveSessions() {
+    const saved = [];
+    for (const ref of live) {
+      const session = ref.deref();
+      // A store-attached session's bookkeeping (what the store holds) is not carried over.
+      if (session === undefined || Object.hasOwn(session, "conversationId")) continue;
+      try {
+        const text = raw.toJSONL.call(session);
+        const lines = raw.flush.call(session);
+        saved.push({ session, text, lines });
+      } catch {
+        // Made before an earlier reset, freed, or caught mid-change by the trap: lost.
+      }
+    }
+    return saved;
+  }
+
+  // Re-creates them in the fresh instance, each behind its old JS object.
+  function restoreSessions(saved) {
+    for (const { session, text, lines } of saved) {
+      let fresh;
+      try {
+        fresh = raw.fromJSONL.call(SessionClass, text, optionsOf.get(session));
+      } catch {
+        continue;
+      }
+      session.__wbg_ptr = fresh.__wbg_ptr;
+      session.__wbg_inst = fresh.__wbg_inst;
+      twins.set(session, fresh);
+      if (lines !== "") unflushed.set(session, (unflushed.get(session) ?? "") + lines);
+    }
+  }
 
   function convert(error) {
     if (error instanceof CompactionError) return error;
     if (isTrap(error)) {
+      const saved = SessionClass ? saveSessions() : [];
       wasm.__wbg_reset_state();
+      generation += 1;
       onReset();
+      if (saved.length > 0) restoreSessions(saved);
       const cut = new CompactionError(
         "the WebAssembly instance was reset after an internal error while this call was running; nothing was changed",
         "INTERNAL",
@@ -34,7 +120,7 @@ export function guard(wasm, CompactionError, onReset) {
       running.clear();
       return new CompactionError(
         `internal error in the WebAssembly module (${error.message}); the instance was reset: ` +
-          "objects made before can no longer be used, new calls work",
+          "objects made before can no longer be used (live Sessions were re-created from their logs), new calls work",
         "INTERNAL",
         undefined,
         error,
@@ -58,9 +144,16 @@ export function guard(wasm, CompactionError, onReset) {
     return error;
   }
 
-  // free() and Symbol.dispose on an object already freed (or made before a reset) do nothing.
+  // free() and Symbol.dispose on an object already freed (or made before a reset) do nothing. The
+  // glue's free does not check the instance: an old object's pointer must never reach the fresh
+  // instance, where it may name a live object (`generation` follows wasm-bindgen's instance id).
   function wrapFree(f) {
     return function free(...args) {
+      untrack(this);
+      if (this != null && this.__wbg_inst !== undefined && this.__wbg_inst !== generation) {
+        this.__destroy_into_raw?.();
+        return undefined;
+      }
       try {
         return f.apply(this, args);
       } catch (error) {
@@ -84,6 +177,7 @@ export function guard(wasm, CompactionError, onReset) {
         if (promised) return Promise.reject(convert(error));
         throw convert(error);
       }
+      if (SessionClass && result instanceof SessionClass) track(result, optionsFor(f.name, args, this));
       if (result instanceof Promise) {
         return new Promise((resolve, reject) => {
           running.add(reject);
@@ -108,7 +202,19 @@ export function guard(wasm, CompactionError, onReset) {
       if (key === "constructor" || key === "prototype" || key === "length" || key === "name") continue;
       const d = Object.getOwnPropertyDescriptor(target, key);
       if (!d || !d.configurable) continue;
-      if (typeof d.value === "function" && (key === "free" || key === Symbol.dispose)) {
+      if (typeof d.value === "function" && target === SessionClass?.prototype && key === "flush") {
+        // After a reset, the lines the old instance had not flushed come first.
+        const flush = wrap(d.value);
+        const value = function flush_() {
+          const lines = flush.call(this);
+          const before = unflushed.get(this);
+          if (before === undefined) return lines;
+          unflushed.delete(this);
+          return before + lines;
+        };
+        Object.defineProperty(value, "name", { value: "flush" });
+        Object.defineProperty(target, key, { ...d, value });
+      } else if (typeof d.value === "function" && (key === "free" || key === Symbol.dispose)) {
         Object.defineProperty(target, key, { ...d, value: wrapFree(d.value) });
       } else if (typeof d.value === "function") {
         Object.defineProperty(target, key, { ...d, value: wrap(d.value) });
@@ -128,7 +234,9 @@ export function guard(wasm, CompactionError, onReset) {
       api[name] = new Proxy(value, {
         construct(target, args, newTarget) {
           try {
-            return Reflect.construct(target, args, newTarget === api[name] ? target : newTarget);
+            const made = Reflect.construct(target, args, newTarget === api[name] ? target : newTarget);
+            if (target === SessionClass) track(made, args[0]);
+            return made;
           } catch (error) {
             throw convert(error);
           }

@@ -21,6 +21,7 @@ const outcome = (p) => p.then((r) => "resolved", (e) => (e instanceof cc.Compact
   const compactor = new cc.Compactor({ contextWindow: 8000, summarize, timeoutMs: 2000 });
   const session = new cc.Session({ contextWindow: 8000, summarize, timeoutMs: 2000 });
   session.append(history);
+  const log = session.toJSONL();
   const pending = [outcome(compactor.compact(history)), outcome(session.compact())];
   await new Promise((r) => setTimeout(r, 50));
   let trapped;
@@ -29,12 +30,14 @@ const outcome = (p) => p.then((r) => "resolved", (e) => (e instanceof cc.Compact
   const codes = await Promise.all(pending);
   // New objects work on the fresh instance.
   const after = new cc.Compactor({ contextWindow: 8000, summarize: "extractive" }).check(history).shouldCompact;
-  console.log(JSON.stringify({ trapped, codes, after }));
+  // The session whose compaction was cut survives with its log (tests/js/reset-sessions.test.mjs).
+  const kept = session.toJSONL() === log && session.render().messages.length === history.length;
+  console.log(JSON.stringify({ trapped, codes, after, kept }));
 })();
 `;
 
 test("calls waiting on their summarizer when the instance is reset reject with INTERNAL; the process lives on", () => {
   const out = execFileSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 });
   const result = JSON.parse(out.trim().split("\n").pop());
-  assert.deepEqual(result, { trapped: "INTERNAL", codes: ["INTERNAL", "INTERNAL"], after: true });
+  assert.deepEqual(result, { trapped: "INTERNAL", codes: ["INTERNAL", "INTERNAL"], after: true, kept: true });
 });
