@@ -53,8 +53,11 @@ pub fn session_from_imported(
         .collect();
     let mut entries: Vec<(String, EntryKind)> = Vec::new();
     let mut next = 0usize;
-    for (k, record) in imported.compactions.iter().enumerate() {
-        let end = record.at_message.min(imported.messages.len());
+    // Each compaction after the messages before it; `None` closes with the messages after the last.
+    let records = imported.compactions.iter().map(Some).chain([None]);
+    for (k, record) in records.enumerate() {
+        let len = imported.messages.len();
+        let end = record.map_or(len, |r| r.at_message.min(len));
         for i in next..end {
             push_message(
                 imported,
@@ -66,6 +69,7 @@ pub fn session_from_imported(
             );
         }
         next = next.max(end);
+        let Some(record) = record else { break };
         let first_kept_entry_id = record
             .first_kept_message
             .filter(|&i| i < record.at_message)
@@ -100,16 +104,6 @@ pub fn session_from_imported(
                 state: None,
             })),
         ));
-    }
-    for i in next..imported.messages.len() {
-        push_message(
-            imported,
-            &ids,
-            &mut used,
-            &summary_messages,
-            i,
-            &mut entries,
-        );
     }
     let id = session_id
         .or_else(|| imported.session_id.clone())
