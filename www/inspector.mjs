@@ -125,7 +125,9 @@ async function load(payload, name) {
     await renderAll(view);
     const kind = FILE_KINDS[view.fileFormat] ?? `${view.fileFormat} session`;
     const extra = view.history !== view.rows.length ? ` (${fmt(view.history)} in the file, ${view.compactions} recorded compactions)` : "";
-    setStatus(`${name}: ${kind}, ${fmt(view.rows.length)} messages${extra}`);
+    // What the reader left out (a torn last line of a file still being written) is shown, not hidden.
+    const warned = view.warnings?.length ? ` · Warning: ${view.warnings.join("; ")}` : "";
+    setStatus(`${name}: ${kind}, ${fmt(view.rows.length)} messages${extra}${warned}`, warned ? "warning" : "");
     document.body.dataset.state = "loaded";
   } catch (error) {
     showError(error, `Could not load ${name}`);

@@ -77,13 +77,13 @@ function parse(text) {
     }
     const messages = Array.isArray(value) ? value : value.messages;
     if (!Array.isArray(messages)) throw new LoadError("a JSON file must hold an array of messages", null);
-    return { messages, history: messages, compactions: [], fileFormat: "json", format: null };
+    return { messages, history: messages, compactions: [], fileFormat: "json", format: null, warnings: [] };
   }
   const log = sessionLog(text);
   if (log) return log;
   const fileFormat = detectJsonl(text);
   const r = importSession(text, fileFormat);
-  return { ...r, fileFormat };
+  return { ...r, fileFormat, warnings: r.warnings ?? [] };
 }
 
 /**
@@ -102,7 +102,9 @@ function sessionLog(text) {
   try {
     const { messages, format } = session.render({ cacheControl: false });
     const entries = session.entries();
+    const torn = session.tornLine;
     return {
+      warnings: torn ? [`line ${torn.line}: incomplete last line left out (${torn.error})`] : [],
       messages,
       history: entries.filter((e) => e.type === "message"),
       compactions: entries.filter((e) => e.type === "compaction"),
@@ -282,6 +284,7 @@ function view(extra = {}) {
     fileFormat: state.source.fileFormat,
     history: state.historyLength,
     compactions: state.compactionCount,
+    warnings: state.warnings ?? [],
     canUndo: undo.length > 0,
     cachePoints: state.cachePoints ?? [],
     ...extra,
@@ -336,6 +339,7 @@ const handlers = {
       format,
       historyLength: parsed.history.length,
       compactionCount: parsed.compactions.length,
+      warnings: parsed.warnings,
       source: { text, fileFormat: parsed.fileFormat, name },
       session: null,
       model: modelOf(text),

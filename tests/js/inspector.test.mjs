@@ -249,6 +249,40 @@ test("a malformed file shows an error naming its line", async () => {
   await page.close();
 });
 
+test("a file cut off mid-line loads up to its last complete line, and the page says which line it left out", async () => {
+  const { page, errors } = await open();
+  // A Claude Code file still being written: its last line is half there.
+  const torn = sampleText.slice(0, sampleText.trimEnd().lastIndexOf("\n") + 40);
+  const expected = importSession(torn, "claude-code");
+  assert.equal(expected.warnings.length, 1);
+  await page.setInputFiles("#file", { name: "torn.jsonl", mimeType: "text/plain", buffer: Buffer.from(torn) });
+  await state(page, ["loaded"]);
+  const status = await page.textContent("#status");
+  assert.ok(status.includes(expected.warnings[0]), status);
+  assert.equal(await page.getAttribute("#status", "class"), "status warning");
+  assert.equal(Number(await page.getAttribute("#timeline", "data-count")), expected.messages.length);
+
+  // The package's own log, torn the same way.
+  const session = new Session({ contextWindow: 200_000, summarize: "extractive" });
+  session.append(expected.messages);
+  const log = session.toJSONL();
+  session.free();
+  const tornLog = log.slice(0, log.trimEnd().lastIndexOf("\n") + 30);
+  const reread = Session.fromJSONL(tornLog, { contextWindow: 200_000, summarize: "extractive" });
+  const line = reread.tornLine.line;
+  reread.free();
+  await page.setInputFiles("#file", { name: "torn-log.jsonl", mimeType: "text/plain", buffer: Buffer.from(tornLog) });
+  await page.waitForFunction(() => /torn-log\.jsonl:/.test(document.getElementById("status").textContent), undefined, T);
+  assert.match(await page.textContent("#status"), new RegExp(`Warning: line ${line}: incomplete last line left out`));
+
+  // A whole file has no warning.
+  await page.setInputFiles("#file", { name: "whole.jsonl", mimeType: "text/plain", buffer: Buffer.from(sampleText) });
+  await page.waitForFunction(() => /whole\.jsonl:/.test(document.getElementById("status").textContent), undefined, T);
+  assert.doesNotMatch(await page.textContent("#status"), /Warning/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 function bigSession() {
   const messages = [];
   const filler = "The quick brown fox reads src/lib.rs and runs cargo test; ".repeat(14);
