@@ -21,7 +21,6 @@ const FIXTURES = [
   ["tests/fixtures/claude-code/subagent.jsonl", "claude-code"],
   ["tests/fixtures/claude-code/tool_heavy.jsonl", "claude-code"],
   ["tests/fixtures/claude-code/short.jsonl", "claude-code"],
-  ["fixtures/claude-code-tool-heavy.jsonl", "claude-code"],
   ["tests/fixtures/pi/before-compaction.jsonl", "pi"],
   ["tests/fixtures/pi/large-session.jsonl", "pi"],
 ];

@@ -1,4 +1,4 @@
-// The repository's real sessions (tests/fixtures, fixtures/): reading the file, estimating and
+// The repository's real sessions (tests/fixtures): reading the file, estimating and
 // planning, against pi's own functions on its own session files.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,7 +18,6 @@ export function sessionFixtures() {
     const dir = here(`../tests/fixtures/${kind}/`);
     for (const f of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) out.push({ name: `tests/fixtures/${kind}/${f}`, kind, text: readFileSync(dir + f, "utf8") });
   }
-  out.push({ name: "fixtures/claude-code-tool-heavy.jsonl", kind: "claude-code", text: readFileSync(here("../fixtures/claude-code-tool-heavy.jsonl"), "utf8") });
   return out;
 }
 

@@ -8,7 +8,7 @@ const samples = [];
 const add = (kind, text) => samples.push({ kind, text });
 
 // Real texts from the bundled Claude Code session: every line (JSON) and every tool output.
-const session = readFileSync(new URL("../fixtures/claude-code-tool-heavy.jsonl", import.meta.url), "utf8");
+const session = readFileSync(new URL("../www/sample/claude-code-tool-heavy.jsonl", import.meta.url), "utf8");
 for (const line of session.split("\n").filter(Boolean)) {
   add("json", line);
   const content = JSON.parse(line).message?.content;

@@ -134,7 +134,7 @@ test("npx context-compaction inspector serves the installed package; the page wo
     });
     const { url, pages } = JSON.parse(line);
     // The installed package is what is served: the repository's tests and fixtures are not there.
-    for (const path of ["/tests/js/install.test.mjs", "/fixtures/claude-code-tool-heavy.jsonl", "/src/lib.rs"]) assert.equal((await fetch(url + path)).status, 404, path);
+    for (const path of ["/tests/js/install.test.mjs", "/tests/fixtures/claude-code/tool_heavy.jsonl", "/src/lib.rs"]) assert.equal((await fetch(url + path)).status, 404, path);
     const page = await browser.newPage();
     const errors = [];
     const elsewhere = [];
