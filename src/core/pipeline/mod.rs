@@ -20,6 +20,16 @@
 //! (OpenCode's "Continue if you have next steps"): after an automatic compaction in the
 //! foreground, whichever handle ran it.
 
+pub mod asking;
+pub mod job;
+pub mod steps;
+
+pub use asking::{Asked, Asking};
+pub use job::{Input, Job};
+pub use steps::{
+    BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Outcome, StateField, Step, ValueId,
+};
+
 use crate::core::driver::{Breaker, FailurePolicy, Recovery};
 use crate::core::error::{Error, ErrorCode};
 use crate::core::options::Options;
@@ -196,3 +206,6 @@ impl Pipeline {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod job_tests;
