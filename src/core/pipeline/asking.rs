@@ -84,6 +84,7 @@ impl Asking {
 }
 
 #[cfg(test)]
+#[allow(clippy::panic)]
 mod tests {
     use super::*;
 

@@ -2,7 +2,12 @@
 //! backoff, resubmits, the no-progress check, abort, `onBeforeCompaction`, the breaker, `onFailure`
 //! under its four values, the extractive fallback, and the commit.
 
-#![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use std::collections::VecDeque;
 
