@@ -24,17 +24,13 @@ fn set(obj: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), value);
 }
 
-fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
-    // `continued`: the messages are the last compaction's head plus the caller's new messages.
-    let continued = a.continued.is_some();
+/// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
+/// last compaction's head plus the caller's new messages when `continued`), with `warning`.
+fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
     let result = to_js(
         &json!({"compacted": false, "continued": continued, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
     );
-    set(
-        result.unchecked_ref(),
-        "messages",
-        &Array::from(&a.incoming.array).slice(0, a.incoming.array.length()),
-    );
+    set(result.unchecked_ref(), "messages", messages);
     set(result.unchecked_ref(), "removed", &Array::new());
     result
 }
@@ -89,12 +85,7 @@ pub async fn compact(
             .pipeline
             .start(kind, q.should_compact, q.tokens);
         if let Start::Skip(warning) = start {
-            let result = to_js(
-                &json!({"compacted": false, "continued": q.continued, "summary": null, "tokensBefore": q.tokens, "tokensAfter": q.tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
-            );
-            set(result.unchecked_ref(), "messages", &q.array);
-            set(result.unchecked_ref(), "removed", &Array::new());
-            return Ok(result);
+            return Ok(unchanged(&q.array, q.continued, q.tokens, warning));
         }
     }
     let a = if automatic {
@@ -149,7 +140,16 @@ pub async fn compact(
     };
     match run(job, &host, &cx).await? {
         Ran::Committed(result) => Ok(result),
-        Ran::Unchanged(warning) => Ok(unchanged(&a, tokens_before, &warning)),
+        Ran::Unchanged(warning) => {
+            let array = &a.incoming.array;
+            let copy = array.slice(0, array.length());
+            Ok(unchanged(
+                &copy,
+                a.continued.is_some(),
+                tokens_before,
+                &warning,
+            ))
+        }
     }
 }
 
@@ -179,18 +179,6 @@ impl Host for Commit<'_> {
 
     fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
         let (a, plan, round) = (self.a, self.plan, self.round);
-        let removed: Vec<usize> = plan
-            .dispositions
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| {
-                matches!(
-                    d,
-                    Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-                )
-            })
-            .map(|(i, _)| i)
-            .collect();
         let result = to_js(&json!({
             "compacted": true,
             "summary": done.summary,
@@ -215,7 +203,7 @@ impl Host for Commit<'_> {
         set(
             result.unchecked_ref(),
             "removed",
-            &originals(&a.incoming, removed.into_iter()),
+            &originals(&a.incoming, done.removed.iter().copied()),
         );
         Ok(result)
     }

@@ -113,7 +113,14 @@ pub async fn run(mut job: Job<'_>, host: &impl Host, cx: &Context<'_>) -> Result
                 if failure {
                     host.failed(&error);
                 }
-                report(cx.callbacks, cx.reentry, cx.options.timeout_ms, &error, swallowed).await;
+                report(
+                    cx.callbacks,
+                    cx.reentry,
+                    cx.options.timeout_ms,
+                    &error,
+                    swallowed,
+                )
+                .await;
                 Event::Ready
             }
             Step::Before { tokens_before } => {
@@ -129,7 +136,8 @@ pub async fn run(mut job: Job<'_>, host: &impl Host, cx: &Context<'_>) -> Result
             } => {
                 // The job asks only when the caller gave a summarizer.
                 let Some(summarize) = cx.callbacks.summarize.clone() else {
-                    let error = Error::invalid_option("summarize", "a summarize function is required");
+                    let error =
+                        Error::invalid_option("summarize", "a summarize function is required");
                     return Err(error_to_js(&error, None));
                 };
                 let continuing = continuing.get_or_insert_with(|| {
@@ -200,7 +208,9 @@ pub async fn run(mut job: Job<'_>, host: &impl Host, cx: &Context<'_>) -> Result
 }
 
 /// The first of `calls` to end, taken out of them (`None` when none runs).
-async fn first_end(calls: &mut Vec<(CallId, Pending)>) -> Option<(CallId, Result<JsValue, CallError>)> {
+async fn first_end(
+    calls: &mut Vec<(CallId, Pending)>,
+) -> Option<(CallId, Result<JsValue, CallError>)> {
     if calls.is_empty() {
         return None;
     }
@@ -259,7 +269,9 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
 
 /// The summary text of an answer: a string, or `{ summary: string }`.
 fn answer_text(answer: &JsValue) -> Option<String> {
-    answer.as_string().or_else(|| get(answer, "summary").as_string())
+    answer
+        .as_string()
+        .or_else(|| get(answer, "summary").as_string())
 }
 
 /// The `state` of an answer `{ summary, state }`, as plain data.
@@ -286,7 +298,11 @@ fn state_field(answer: &JsValue, values: &mut Values) -> StateField {
     }
 }
 
-fn request_object(cx: &Context<'_>, piece: &PieceRequest, continuing: Option<&Continuing>) -> Object {
+fn request_object(
+    cx: &Context<'_>,
+    piece: &PieceRequest,
+    continuing: Option<&Continuing>,
+) -> Object {
     let obj = Object::new();
     if let Some(state) = cx.state {
         set(&obj, "state", &to_js(state));
@@ -307,7 +323,11 @@ fn request_object(cx: &Context<'_>, piece: &PieceRequest, continuing: Option<&Co
     if let Some(i) = &piece.instructions {
         set(&obj, "instructions", &JsValue::from_str(i));
     }
-    set(&obj, "maxTokens", &JsValue::from_f64(piece.max_tokens as f64));
+    set(
+        &obj,
+        "maxTokens",
+        &JsValue::from_f64(piece.max_tokens as f64),
+    );
     set(&obj, "round", &JsValue::from_f64(f64::from(piece.round)));
     let count = |t: &str| cx.estimator.counter.count(t);
     set_mode(&obj, piece, cx.options, continuing, &count);

@@ -21,7 +21,7 @@ use super::session::{snapshot_originals, Inner, Session};
 use crate::core::error::Error;
 use crate::core::message::Part;
 use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, NOTHING_TO_COMPACT};
-use crate::core::plan::{Disposition, Plan};
+use crate::core::plan::Plan;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, Outcome, Pressure, Snapshot};
@@ -297,17 +297,10 @@ impl Host for Commit<'_> {
             }
             id
         };
-        let removed: Array = plan
-            .dispositions
+        let removed: Array = done
+            .removed
             .iter()
-            .enumerate()
-            .filter(|(_, d)| {
-                matches!(
-                    d,
-                    Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-                )
-            })
-            .map(|(i, _)| self.originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
+            .map(|&i| self.originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
             .collect();
         let result = to_js(&serde_json::json!({
             "compacted": true,

@@ -21,52 +21,23 @@
 
 use std::collections::VecDeque;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::core::driver::{check_progress, Resubmits, RetryPolicy};
 use crate::core::error::{Error, ErrorCode};
-use crate::core::estimate::Estimator;
 use crate::core::message::Message;
-use crate::core::options::Options;
-use crate::core::plan::{Disposition, Plan};
+use crate::core::plan::Disposition;
 use crate::core::render::render;
 use crate::core::session::workstream;
+use crate::core::summary::is_blank;
 use crate::core::summary::job::{Finished, PieceId, PieceRequest, Purpose, SummaryJob};
-use crate::core::summary::{is_blank, Digest};
 
 use super::asking::{aborted, retry_policy, Asked, Asking};
 use super::steps::{
-    BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Outcome, StateField, Step, ValueId,
+    digest_json, BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome,
+    StateField, Step, ValueId,
 };
-use super::{Failed, Kind, Pipeline, Start, CANCELLED, NOTHING_TO_COMPACT};
-
-/// What a job works on.
-pub struct Input<'a> {
-    /// What started it.
-    pub kind: Kind,
-    /// The trigger's decision on the calibrated count.
-    pub should_compact: bool,
-    /// The calibrated count of the context.
-    pub tokens_before: usize,
-    /// The history, and the plan over it.
-    pub messages: &'a [Message],
-    pub plan: &'a Plan,
-    pub options: &'a Options,
-    /// Counts the compacted context.
-    pub estimator: &'a Estimator,
-    /// Counts a text (the estimator's counter).
-    pub estimate: &'a dyn Fn(&str) -> usize,
-    /// The round of the new summary.
-    pub round: u32,
-    /// The caller's instructions for this call.
-    pub instructions: Option<String>,
-    /// The workstream state so far (a session's), shown to the summarizer.
-    pub state: Option<&'a Value>,
-    /// The caller gave a summarize function.
-    pub summarizer: bool,
-    /// The rendered context ends with the style's continue message.
-    pub continues: bool,
-}
+use super::{Failed, Pipeline, Start, CANCELLED, NOTHING_TO_COMPACT};
 
 /// What a raised error is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,10 +45,7 @@ enum Raised {
     /// The breaker's notice at the start.
     Notice,
     /// A failure of the compaction (`abort`: its calls still running are aborted).
-    Failure {
-        code: ErrorCode,
-        abort: bool,
-    },
+    Failure { code: ErrorCode, abort: bool },
     /// A failure that rejects unreported (the fallback's own, a commit's).
     Final,
 }
@@ -124,6 +92,8 @@ pub struct Job<'a> {
     compacted: Option<Compacted>,
     /// The message of the error being raised (for the breaker's count).
     raising: String,
+    /// How the job ended.
+    over: Option<Outcome>,
 }
 
 impl<'a> Job<'a> {
@@ -146,6 +116,7 @@ impl<'a> Job<'a> {
             warnings: Vec::new(),
             compacted: None,
             raising: String::new(),
+            over: None,
         }
     }
 
@@ -174,6 +145,7 @@ impl<'a> Job<'a> {
 
     fn done(&mut self, outcome: Outcome) -> Step {
         self.waiting = Waiting::Over;
+        self.over = Some(outcome.clone());
         Step::Done(outcome)
     }
 
@@ -206,7 +178,7 @@ impl<'a> Job<'a> {
                 self.done(Outcome::Committed)
             }
             (Waiting::Commit, Event::Committed(Err(error))) => self.done(Outcome::Rejected(error)),
-            (Waiting::Over, _) => Step::Done(Outcome::Committed),
+            (Waiting::Over, _) => Step::Done(self.over.clone().unwrap_or(Outcome::Committed)),
             // Not what the job waits for (the end of a call it gave up): wait on.
             (Waiting::Call, _) => Step::Await,
             (waiting, event) => {
@@ -601,7 +573,21 @@ impl<'a> Job<'a> {
         for delta in &self.deltas {
             state = Some(workstream::merge(state.as_ref(), delta));
         }
+        let removed = i
+            .plan
+            .dispositions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| {
+                matches!(
+                    d,
+                    Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
+                )
+            })
+            .map(|(k, _)| k)
+            .collect();
         self.compacted = Some(Compacted {
+            removed,
             summary: self.summary.clone(),
             digest: self.digest.clone(),
             rendered,
@@ -618,21 +604,4 @@ impl<'a> Job<'a> {
             },
         )
     }
-}
-
-/// The digest as the result's `digest` field.
-fn digest_json(d: &Digest, summary: &str) -> Value {
-    let r = crate::core::summary::retention::Retention::of(d, summary);
-    let mut kinds = serde_json::Map::new();
-    for k in &r.kinds {
-        kinds.insert(
-            k.kind.into(),
-            json!({"total": k.total, "kept": k.total - k.missing.len(), "missing": k.missing}),
-        );
-    }
-    json!({
-        "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
-        "errors": d.errors, "userRequests": d.user_requests, "pendingTasks": d.pending_tasks,
-        "retention": {"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds},
-    })
 }

@@ -26,8 +26,14 @@ fn history(turns: usize) -> Vec<Message> {
     (0..turns)
         .flat_map(|i| {
             [
-                Message::text(Role::User, format!("question {i}: {}", "why so ".repeat(60))),
-                Message::text(Role::Assistant, format!("answer {i}: {}", "because ".repeat(60))),
+                Message::text(
+                    Role::User,
+                    format!("question {i}: {}", "why so ".repeat(60)),
+                ),
+                Message::text(
+                    Role::Assistant,
+                    format!("answer {i}: {}", "because ".repeat(60)),
+                ),
             ]
         })
         .collect()
@@ -232,7 +238,10 @@ fn failed_calls_are_retried_with_exponential_backoff() {
     // Out of retries: the last failure names the error, with its value as the cause.
     let mut script = Script::answering(vec![CallEnd::TimedOut, threw(), threw(), threw()]);
     let (steps, outcome) = drive(&c, &mut p, Kind::Manual, &mut script);
-    assert_eq!(raised(&steps), [(ErrorCode::SummarizerFailed, Some(ValueId(1)))]);
+    assert_eq!(
+        raised(&steps),
+        [(ErrorCode::SummarizerFailed, Some(ValueId(1)))]
+    );
     assert!(matches!(outcome, Outcome::Rejected(_)));
     assert!(names(&steps).contains(&"abort"), "the siblings are aborted");
 }
@@ -287,7 +296,10 @@ fn on_before_compaction_may_cancel_supply_the_summary_or_fail_it() {
     assert!(!names(&steps).contains(&"call"));
     assert_eq!(committed(&steps).summary.as_deref(), Some("given"));
     for (answer, code) in [
-        (BeforeAnswer::Summary(Some(" ".into())), ErrorCode::SummaryEmpty),
+        (
+            BeforeAnswer::Summary(Some(" ".into())),
+            ErrorCode::SummaryEmpty,
+        ),
         (BeforeAnswer::Summary(None), ErrorCode::HookFailed),
         (BeforeAnswer::Threw(ValueId(4)), ErrorCode::HookFailed),
         (BeforeAnswer::TimedOut, ErrorCode::Timeout),
@@ -334,7 +346,11 @@ fn on_failure_decides_an_automatic_failure_under_all_four_values() {
     assert_eq!(outcome, Outcome::Committed);
     assert_eq!(report(&steps), (true, true));
     let done = committed(&steps);
-    assert!(done.fallback.as_deref().unwrap().contains("extractive summary"));
+    assert!(done
+        .fallback
+        .as_deref()
+        .unwrap()
+        .contains("extractive summary"));
     // The fallback runs the hooks again and writes the summary without a call.
     assert_eq!(
         names(&steps)[names(&steps).iter().position(|n| *n == "report").unwrap()..],
@@ -354,7 +370,12 @@ fn on_failure_decides_an_automatic_failure_under_all_four_values() {
 fn a_manual_failure_always_rejects_and_a_fallback_failure_rejects_unreported() {
     let c = case(json!({"onFailure": "extractive", "retries": 0}));
     let mut p = Pipeline::new(&c.options);
-    let (steps, outcome) = drive(&c, &mut p, Kind::Manual, &mut Script::answering(vec![threw()]));
+    let (steps, outcome) = drive(
+        &c,
+        &mut p,
+        Kind::Manual,
+        &mut Script::answering(vec![threw()]),
+    );
     assert!(matches!(outcome, Outcome::Rejected(_)));
     assert_eq!(report(&steps), (false, true));
     // The fallback's own failure (onBeforeCompaction supplies an empty summary both times)
@@ -372,7 +393,12 @@ fn the_breaker_skips_the_summarizer_after_repeated_failures_until_a_success() {
     let c = case(json!({"onFailure": "unchanged", "maxConsecutiveFailures": 2, "retries": 0}));
     let mut p = Pipeline::new(&c.options);
     for _ in 0..2 {
-        let (_, outcome) = drive(&c, &mut p, Kind::Automatic, &mut Script::answering(vec![threw()]));
+        let (_, outcome) = drive(
+            &c,
+            &mut p,
+            Kind::Automatic,
+            &mut Script::answering(vec![threw()]),
+        );
         assert!(matches!(outcome, Outcome::Unchanged(_)));
     }
     let (steps, outcome) = drive(&c, &mut p, Kind::Automatic, &mut Script::answering(vec![]));
@@ -387,7 +413,12 @@ fn the_breaker_skips_the_summarizer_after_repeated_failures_until_a_success() {
     // and that success does not close it.
     let c = case(json!({"onFailure": "extractive", "maxConsecutiveFailures": 1, "retries": 0}));
     let mut p = Pipeline::new(&c.options);
-    let _ = drive(&c, &mut p, Kind::Automatic, &mut Script::answering(vec![threw()]));
+    let _ = drive(
+        &c,
+        &mut p,
+        Kind::Automatic,
+        &mut Script::answering(vec![threw()]),
+    );
     let (steps, outcome) = drive(&c, &mut p, Kind::Automatic, &mut Script::answering(vec![]));
     assert_eq!(outcome, Outcome::Committed);
     assert_eq!(&names(&steps)[..3], ["raise", "report", "before"]);
@@ -448,7 +479,10 @@ fn a_missing_summarizer_is_the_constructor_error() {
         summarizer: false,
         continues: false,
     });
-    assert!(matches!(job.next(&mut p, Event::Ready), Step::Before { .. }));
+    assert!(matches!(
+        job.next(&mut p, Event::Ready),
+        Step::Before { .. }
+    ));
     match job.next(&mut p, Event::Before(BeforeAnswer::Proceed)) {
         Step::Raise { error, .. } => assert_eq!(error.path.as_deref(), Some("summarize")),
         other => panic!("{other:?}"),

@@ -2,13 +2,20 @@
 //! it: the [`Step`]s the machine asks for, the [`Event`]s the binding answers with, and the
 //! [`Outcome`] a compaction ends with. Values of the caller's (an error thrown by a hook, a
 //! summarizer's answer, a signal's abort reason) never reach the core: the binding keeps them and
-//! names them by [`ValueId`], so an error the core raises can carry one as its cause.
+//! names them by [`ValueId`], so an error the core raises can carry one as its cause. Also what a
+//! job works on ([`Input`]) and the result's `digest` field.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use super::Kind;
 use crate::core::error::Error;
+use crate::core::estimate::Estimator;
+use crate::core::message::Message;
+use crate::core::options::Options;
+use crate::core::plan::Plan;
 use crate::core::render::Rendered;
 use crate::core::summary::job::PieceRequest;
+use crate::core::summary::Digest;
 
 /// A value the binding keeps for the machine (a caller's error or answer, or an error the binding
 /// built for a [`Step::Raise`]), named by the binding.
@@ -25,7 +32,10 @@ pub struct CallId(pub u32);
 pub enum Step {
     /// Make a caller-visible error of `error` (with `cause` as its cause) and keep it:
     /// [`Event::Raised`] names it.
-    Raise { error: Error, cause: Option<ValueId> },
+    Raise {
+        error: Error,
+        cause: Option<ValueId>,
+    },
     /// Report the raised error `error` to `onError` (awaited for at most `timeoutMs`; its own
     /// failure is ignored). Without the hook, a `swallowed` error goes to the console.
     /// `failure`: the compaction failed (a notice otherwise). Answer: [`Event::Ready`].
@@ -149,6 +159,8 @@ pub enum HookEnd {
 /// A compaction ready to commit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compacted {
+    /// The messages the compaction takes out (summarized or dropped), by index.
+    pub removed: Vec<usize>,
     /// The summary (`None` when the plan only drops).
     pub summary: Option<String>,
     /// The result's `digest` (null without a summary).
@@ -176,4 +188,49 @@ pub enum Outcome {
     Unchanged(String),
     /// Reject with this raised error.
     Rejected(ValueId),
+}
+
+/// What a job works on.
+pub struct Input<'a> {
+    /// What started it.
+    pub kind: Kind,
+    /// The trigger's decision on the calibrated count.
+    pub should_compact: bool,
+    /// The calibrated count of the context.
+    pub tokens_before: usize,
+    /// The history, and the plan over it.
+    pub messages: &'a [Message],
+    pub plan: &'a Plan,
+    pub options: &'a Options,
+    /// Counts the compacted context.
+    pub estimator: &'a Estimator,
+    /// Counts a text (the estimator's counter).
+    pub estimate: &'a dyn Fn(&str) -> usize,
+    /// The round of the new summary.
+    pub round: u32,
+    /// The caller's instructions for this call.
+    pub instructions: Option<String>,
+    /// The workstream state so far (a session's), shown to the summarizer.
+    pub state: Option<&'a Value>,
+    /// The caller gave a summarize function.
+    pub summarizer: bool,
+    /// The rendered context ends with the style's continue message.
+    pub continues: bool,
+}
+
+/// The digest as the result's `digest` field.
+pub fn digest_json(d: &Digest, summary: &str) -> Value {
+    let r = crate::core::summary::retention::Retention::of(d, summary);
+    let mut kinds = serde_json::Map::new();
+    for k in &r.kinds {
+        kinds.insert(
+            k.kind.into(),
+            json!({"total": k.total, "kept": k.total - k.missing.len(), "missing": k.missing}),
+        );
+    }
+    json!({
+        "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
+        "errors": d.errors, "userRequests": d.user_requests, "pendingTasks": d.pending_tasks,
+        "retention": {"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds},
+    })
 }
