@@ -488,3 +488,50 @@ fn a_missing_summarizer_is_the_constructor_error() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The case with a split turn: the history and the turn's prefix are two pieces of one batch.
+fn split_case(extra: serde_json::Value) -> Case {
+    use crate::core::plan::Disposition;
+    let mut c = case(extra);
+    let n = c.messages.len();
+    c.plan.dispositions = (0..n)
+        .map(|i| match i {
+            0..16 => Disposition::Summarize,
+            16..26 => Disposition::TurnPrefix,
+            _ => Disposition::Keep,
+        })
+        .collect();
+    c.plan.split_turn = true;
+    c.plan.turn_prefix = Some(16..26);
+    c
+}
+
+#[test]
+fn the_pieces_of_a_batch_run_together_and_the_first_failure_aborts_the_others() {
+    let c = split_case(json!({"retries": 0}));
+    let mut p = Pipeline::new(&c.options);
+    let (steps, outcome) = drive(&c, &mut p, Kind::Manual, &mut Script::answering(vec![]));
+    assert_eq!(outcome, Outcome::Committed);
+    assert_eq!(
+        names(&steps),
+        [
+            "before", "signal", "call", "call", "await", "progress", "await", "progress", "after",
+            "commit", "done"
+        ]
+    );
+    let progress: Vec<(usize, usize)> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Progress { done, total } => Some((*done, *total)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(progress, [(1, 2), (2, 2)]);
+
+    let (steps, outcome) = drive(&c, &mut p, Kind::Manual, &mut Script::answering(vec![threw()]));
+    assert!(matches!(outcome, Outcome::Rejected(_)));
+    assert_eq!(
+        names(&steps),
+        ["before", "signal", "call", "call", "await", "raise", "abort", "report", "done"]
+    );
+}
