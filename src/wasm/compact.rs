@@ -118,14 +118,13 @@ pub async fn compact(
         state: None,
         summarizer: inner.callbacks.summarize.is_some(),
         continues: kind.continues(),
+        warn_repeat: true,
     });
     let host = Commit {
         inner: &inner,
         a: &a,
         plan: &plan,
-        round,
         kind,
-        tokens_before,
     };
     let cx = Context {
         options: &inner.options,
@@ -153,23 +152,12 @@ pub async fn compact(
     }
 }
 
-/// Adds a warning to a result's `warnings`.
-fn warn(result: &JsValue, text: &str) {
-    if let Ok(list) = Reflect::get(result, &JsValue::from_str("warnings")) {
-        if let Some(list) = list.dyn_ref::<Array>() {
-            list.push(&JsValue::from_str(text));
-        }
-    }
-}
-
 /// The Compactor as the runner's host: its pipeline, and the result of a committed compaction.
 struct Commit<'a> {
     inner: &'a Rc<Inner>,
     a: &'a Analyzed,
     plan: &'a Plan,
-    round: u32,
     kind: Kind,
-    tokens_before: usize,
 }
 
 impl Host for Commit<'_> {
@@ -178,23 +166,8 @@ impl Host for Commit<'_> {
     }
 
     fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
-        let (a, plan, round) = (self.a, self.plan, self.round);
-        let result = to_js(&json!({
-            "compacted": true,
-            "summary": done.summary,
-            "tokensBefore": self.tokens_before,
-            "tokensAfter": done.tokens_after,
-            "round": round,
-            "splitTurn": plan.split_turn,
-            "digest": done.digest,
-            "warnings": done.warnings,
-        }));
-        if let (true, Some(text)) = (round > 1, &self.inner.options.settings.repeat_warning) {
-            warn(&result, text);
-        }
-        if let Some(text) = &done.fallback {
-            warn(&result, text);
-        }
+        let (a, plan) = (self.a, self.plan);
+        let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {
             remember(self.inner, a, plan, &done.rendered, &out);

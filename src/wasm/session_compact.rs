@@ -207,6 +207,7 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         summarizer: inner.callbacks.summarize.is_some(),
         // The continue message, when the style has one, is appended to the log after the commit.
         continues: false,
+        warn_repeat: false,
     });
     let host = Commit {
         inner,
@@ -214,9 +215,7 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         originals: &originals,
         plan: &plan,
         format,
-        round,
         kind,
-        tokens_before,
     };
     let cx = Context {
         options: &inner.options,
@@ -242,9 +241,7 @@ struct Commit<'a> {
     originals: &'a Array,
     plan: &'a Plan,
     format: Format,
-    round: u32,
     kind: Kind,
-    tokens_before: usize,
 }
 
 impl Host for Commit<'_> {
@@ -261,14 +258,12 @@ impl Host for Commit<'_> {
 
     fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
         let (inner, plan, format) = (self.inner, self.plan, self.format);
-        let mut warnings = done.warnings;
-        warnings.extend(done.fallback);
         let outcome = Outcome {
             summary: done.summary.clone(),
             tokens_after: done.tokens_after,
-            round: self.round,
+            round: done.round,
             digest: done.digest.clone(),
-            state: done.state,
+            state: done.state.clone(),
             timestamp: Some(js_sys::Date::now() as i64),
         };
         let entry_id = {
@@ -302,18 +297,12 @@ impl Host for Commit<'_> {
             .iter()
             .map(|&i| self.originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
             .collect();
-        let result = to_js(&serde_json::json!({
-            "compacted": true,
-            "summary": done.summary,
-            "tokensBefore": self.tokens_before,
-            "tokensAfter": done.tokens_after,
-            "round": self.round,
-            "splitTurn": plan.split_turn,
-            "digest": done.digest,
-            "warnings": warnings,
-            "entryId": entry_id,
-            "state": outcome.state,
-        }));
+        let mut result = done.result();
+        if let Some(fields) = result.as_object_mut() {
+            fields.insert("entryId".into(), entry_id.into());
+            fields.insert("state".into(), outcome.state.clone().into());
+        }
+        let result = to_js(&result);
         let messages = {
             let mut state = inner.state.borrow_mut();
             inner.rendered(&mut state)?

@@ -167,7 +167,13 @@ impl<'a> Job<'a> {
                 match self.compacted.take() {
                     Some(mut c) => {
                         c.warnings = std::mem::take(&mut self.warnings);
-                        c.fallback = self.fallback.take();
+                        let repeat = &self.input.options.settings.repeat_warning;
+                        if let (true, true, Some(text)) =
+                            (self.input.warn_repeat, self.input.round > 1, repeat)
+                        {
+                            c.warnings.push(text.clone());
+                        }
+                        c.warnings.extend(self.fallback.take());
                         self.wait(Waiting::Commit, Step::Commit(Box::new(c)))
                     }
                     None => self.done(Outcome::Unchanged(NOTHING_TO_COMPACT.into())),
@@ -587,6 +593,9 @@ impl<'a> Job<'a> {
             .map(|(k, _)| k)
             .collect();
         self.compacted = Some(Compacted {
+            tokens_before,
+            round: i.round,
+            split_turn: i.plan.split_turn,
             removed,
             summary: self.summary.clone(),
             digest: self.digest.clone(),
@@ -594,7 +603,6 @@ impl<'a> Job<'a> {
             tokens_after,
             state,
             warnings: Vec::new(),
-            fallback: None,
         });
         self.wait(
             Waiting::After,

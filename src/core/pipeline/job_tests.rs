@@ -131,6 +131,7 @@ fn drive(c: &Case, p: &mut Pipeline, kind: Kind, script: &mut Script) -> (Vec<St
         state: None,
         summarizer: true,
         continues: kind.continues(),
+        warn_repeat: true,
     });
     let mut steps = Vec::new();
     let mut started: VecDeque<(CallId, PieceRequest)> = VecDeque::new();
@@ -216,7 +217,7 @@ fn a_compaction_runs_its_hooks_and_calls_in_order_and_commits() {
     let done = committed(&steps);
     assert!(done.summary.as_deref().unwrap().contains("ok"));
     assert!(done.tokens_after < c.total);
-    assert!(done.fallback.is_none() && done.warnings.is_empty());
+    assert!(done.warnings.is_empty());
     assert_eq!(p.compactions(), 1);
 }
 
@@ -346,11 +347,7 @@ fn on_failure_decides_an_automatic_failure_under_all_four_values() {
     assert_eq!(outcome, Outcome::Committed);
     assert_eq!(report(&steps), (true, true));
     let done = committed(&steps);
-    assert!(done
-        .fallback
-        .as_deref()
-        .unwrap()
-        .contains("extractive summary"));
+    assert!(done.warnings.last().unwrap().contains("extractive summary"));
     // The fallback runs the hooks again and writes the summary without a call.
     assert_eq!(
         names(&steps)[names(&steps).iter().position(|n| *n == "report").unwrap()..],
@@ -363,7 +360,7 @@ fn on_failure_decides_an_automatic_failure_under_all_four_values() {
     assert!(matches!(outcome, Outcome::Unchanged(_)), "{outcome:?}");
     let (steps, outcome, _) = failing("auto", 4_000);
     assert_eq!(outcome, Outcome::Committed);
-    assert!(committed(&steps).fallback.is_some());
+    assert_eq!(committed(&steps).warnings.len(), 1);
 }
 
 #[test]
@@ -446,6 +443,7 @@ fn below_the_trigger_an_automatic_job_changes_nothing_and_a_failed_commit_reject
         state: None,
         summarizer: true,
         continues: true,
+        warn_repeat: true,
     });
     assert_eq!(
         job.next(&mut p, Event::Ready),
@@ -478,6 +476,7 @@ fn a_missing_summarizer_is_the_constructor_error() {
         state: None,
         summarizer: false,
         continues: false,
+        warn_repeat: true,
     });
     assert!(matches!(
         job.next(&mut p, Event::Ready),
@@ -528,7 +527,12 @@ fn the_pieces_of_a_batch_run_together_and_the_first_failure_aborts_the_others() 
         .collect();
     assert_eq!(progress, [(1, 2), (2, 2)]);
 
-    let (steps, outcome) = drive(&c, &mut p, Kind::Manual, &mut Script::answering(vec![threw()]));
+    let (steps, outcome) = drive(
+        &c,
+        &mut p,
+        Kind::Manual,
+        &mut Script::answering(vec![threw()]),
+    );
     assert!(matches!(outcome, Outcome::Rejected(_)));
     assert_eq!(
         names(&steps),

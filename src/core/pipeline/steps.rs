@@ -159,6 +159,12 @@ pub enum HookEnd {
 /// A compaction ready to commit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compacted {
+    /// The calibrated count of the context before.
+    pub tokens_before: usize,
+    /// The round of the summary.
+    pub round: u32,
+    /// The kept tail starts inside a turn.
+    pub split_turn: bool,
     /// The messages the compaction takes out (summarized or dropped), by index.
     pub removed: Vec<usize>,
     /// The summary (`None` when the plan only drops).
@@ -172,11 +178,26 @@ pub struct Compacted {
     /// The workstream state after the summarizer's deltas (the job's input state when there are
     /// none; `None` without either).
     pub state: Option<Value>,
-    /// Observing hooks that failed without deciding anything, in order.
+    /// The result's warnings: observing hooks that failed without deciding anything, in order;
+    /// the style's repeat warning from round 2 on (when [`Input::warn_repeat`]); last, when the
+    /// summarizer failed and the extractive summary stands in, that warning.
     pub warnings: Vec<String>,
-    /// Set when the summarizer failed and the extractive summary stands in: the warning to add
-    /// last.
-    pub fallback: Option<String>,
+}
+
+impl Compacted {
+    /// The fields of the call's result that both handles return (not `messages`, `removed`).
+    pub fn result(&self) -> Value {
+        json!({
+            "compacted": true,
+            "summary": self.summary,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "round": self.round,
+            "splitTurn": self.split_turn,
+            "digest": self.digest,
+            "warnings": self.warnings,
+        })
+    }
 }
 
 /// How a compaction ended.
@@ -216,6 +237,9 @@ pub struct Input<'a> {
     pub summarizer: bool,
     /// The rendered context ends with the style's continue message.
     pub continues: bool,
+    /// The result warns from round 2 on with the style's repeat warning (the `Compactor`'s; a
+    /// `Session` does not).
+    pub warn_repeat: bool,
 }
 
 /// The digest as the result's `digest` field.
