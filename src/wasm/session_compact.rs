@@ -1,7 +1,7 @@
 //! Compactions of a `Session`: `compact()` (waits for one already running), and `prepare()`, the
-//! render pipeline before a request (compacts at the trigger, starts a background compaction past
-//! the background threshold, then renders; it first waits for a compaction running in the
-//! foreground). Every compaction is the core's step machine ([`crate::core::pipeline::Job`]), run
+//! render pipeline before a request (it first waits for a compaction running in the foreground,
+//! then does what the core's [`on_pressure`] says: compact at the trigger, or start a background
+//! compaction past the background threshold; then renders). Every compaction is the core's step machine ([`crate::core::pipeline::Job`]), run
 //! by the runner the `Compactor` shares ([`super::runner`]): trigger gate, breaker, `onFailure`
 //! and the extractive fallback, continuation. A compaction works on a snapshot and commits with
 //! the core's rule, so the conversation may go on while the summary is written.
@@ -20,7 +20,9 @@ use super::runner::{run as run_job, summarize_once, Context, Host, Ran};
 use super::session::{snapshot_originals, Inner, Session};
 use crate::core::error::Error;
 use crate::core::message::Part;
-use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, NOTHING_TO_COMPACT};
+use crate::core::pipeline::{
+    on_pressure, Compacted, Input, Job, Kind, Pipeline, Prepare, NOTHING_TO_COMPACT,
+};
 use crate::core::plan::Plan;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
@@ -407,41 +409,34 @@ impl Session {
                 let state = inner.state.borrow();
                 state.core.as_ref().map(|c| c.pressure().1)
             };
-            match pressure {
-                Some(Pressure::Hard) => {
+            match on_pressure(pressure, force, background) {
+                Prepare::Compact {
+                    kind,
+                    unless_relieved,
+                } => {
                     // A background compaction may bring it under the trigger: wait for it first.
                     idle(&inner, false).await;
                     let still = {
                         let state = inner.state.borrow();
                         state.core.as_ref().map(|c| c.pressure().1)
                     };
-                    if still == Some(Pressure::Hard) || force {
+                    if !unless_relieved || still == Some(Pressure::Hard) {
                         let running = Running::install(&inner, false);
-                        let kind = if force { Kind::Forced } else { Kind::Automatic };
                         run(Rc::clone(&inner), running, options.clone(), kind).await?;
                     }
                 }
-                Some(Pressure::Soft) if !force && background => {
-                    let idle_now = inner.state.borrow().running.is_none();
-                    if idle_now {
-                        let running = Running::install(&inner, true);
-                        let bg = Rc::clone(&inner);
-                        let opts = options.clone();
-                        wasm_bindgen_futures::spawn_local(async move {
-                            let outcome =
-                                run(Rc::clone(&bg), running, opts, Kind::Background).await;
-                            if let Err(error) = outcome {
-                                bg.state.borrow_mut().background_error = Some(error);
-                            }
-                        });
-                    }
+                Prepare::Background if inner.state.borrow().running.is_none() => {
+                    let running = Running::install(&inner, true);
+                    let bg = Rc::clone(&inner);
+                    let opts = options.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let outcome = run(Rc::clone(&bg), running, opts, Kind::Background).await;
+                        if let Err(error) = outcome {
+                            bg.state.borrow_mut().background_error = Some(error);
+                        }
+                    });
                 }
-                _ if force => {
-                    idle(&inner, false).await;
-                    let running = Running::install(&inner, false);
-                    run(Rc::clone(&inner), running, options.clone(), Kind::Forced).await?;
-                }
-                _ => {}
+                Prepare::Background | Prepare::Render => {}
             }
             compact_notes(&inner, &options).await?;
             let result = inner.render(&options)?;

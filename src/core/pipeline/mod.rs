@@ -18,16 +18,21 @@
 //! 4. [`Pipeline::succeeded`]: closes the breaker (unless the summarizer was skipped) and counts
 //!    the compaction (for round numbers).
 //!
+//! [`on_pressure`] says what a `Session.prepare()` does about the pressure on the window (compact
+//! in the foreground, start a background compaction, or only render).
+//!
 //! [`Kind::continues`] says whether the compacted context ends with the style's continue message
 //! (OpenCode's "Continue if you have next steps"): after an automatic compaction in the
 //! foreground, whichever handle ran it.
 
 pub mod asking;
 pub mod job;
+pub mod prepare;
 pub mod steps;
 
 pub use asking::{Asked, Asking};
 pub use job::Job;
+pub use prepare::{on_pressure, Prepare};
 pub use steps::{
     BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome, StateField, Step,
     ValueId,
