@@ -1,22 +1,22 @@
-//! `compact` and `maybeCompact`: carry out the core pipeline's decisions
-//! ([`crate::core::pipeline`]: trigger gate, breaker, `onFailure`, extractive fallback) on the
-//! Compactor's analyzed messages, ask the caller's `summarize` ([`super::summarize`]), and build
-//! the result. Also `report`, the `onError` call both handles use. Works on an owned snapshot: no
-//! borrow of the `Compactor` is held across an `.await`, so callbacks may call back into it, and
-//! overlapping calls do not interfere. Any failure leaves the caller's array untouched and
-//! rejects with a `CompactionError` (or, for `maybeCompact`, becomes what `onFailure` says).
+//! `compact` and `maybeCompact`: the Compactor's side of a compaction. The cheap trigger check
+//! before anything is copied, the analysis and plan, then the core's step machine
+//! ([`crate::core::pipeline::Job`]: breaker, hooks, summarizer calls, `onFailure`, the extractive
+//! fallback) run by the shared runner ([`super::runner`]); the commit builds the result and
+//! remembers the head for the next `maybeCompact`. Works on an owned snapshot: no borrow of the
+//! `Compactor` is held across an `.await`, so callbacks may call back into it, and overlapping
+//! calls do not interfere. Any failure leaves the caller's array untouched.
 
 use super::analyze::{Analyzed, Inner};
-use super::call::{call_options, CallOptions};
+use super::call::call_options;
 use super::convert::{originals, outgoing, to_js};
-use super::summarize::{execute, Exec};
+use super::runner::{run, Context, Host, Ran};
 use crate::core::driver::next_round;
-use crate::core::error::ErrorCode;
-use crate::core::pipeline::{Failed, Kind, Start, CANCELLED, NOTHING_TO_COMPACT};
-use crate::core::plan::Disposition;
+use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start};
+use crate::core::plan::{Disposition, Plan};
 use crate::core::render::Origin;
 use js_sys::{Array, Object, Reflect};
 use serde_json::json;
+use std::cell::RefMut;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -24,17 +24,13 @@ fn set(obj: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), value);
 }
 
-fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
-    // `continued`: the messages are the last compaction's head plus the caller's new messages.
-    let continued = a.continued.is_some();
+/// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
+/// last compaction's head plus the caller's new messages when `continued`), with `warning`.
+fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
     let result = to_js(
         &json!({"compacted": false, "continued": continued, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
     );
-    set(
-        result.unchecked_ref(),
-        "messages",
-        &Array::from(&a.incoming.array).slice(0, a.incoming.array.length()),
-    );
+    set(result.unchecked_ref(), "messages", messages);
     set(result.unchecked_ref(), "removed", &Array::new());
     result
 }
@@ -43,7 +39,7 @@ fn unchanged(a: &Analyzed, tokens: usize, warning: &str) -> JsValue {
 fn remember(
     inner: &Inner,
     a: &Analyzed,
-    plan: &crate::core::plan::Plan,
+    plan: &Plan,
     rendered: &[crate::core::render::Rendered],
     out: &Array,
 ) {
@@ -89,12 +85,7 @@ pub async fn compact(
             .pipeline
             .start(kind, q.should_compact, q.tokens);
         if let Start::Skip(warning) = start {
-            let result = to_js(
-                &json!({"compacted": false, "continued": q.continued, "summary": null, "tokensBefore": q.tokens, "tokensAfter": q.tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
-            );
-            set(result.unchecked_ref(), "messages", &q.array);
-            set(result.unchecked_ref(), "removed", &Array::new());
-            return Ok(result);
+            return Ok(unchanged(&q.array, q.continued, q.tokens, warning));
         }
     }
     let a = if automatic {
@@ -104,148 +95,7 @@ pub async fn compact(
     };
     let prepared = inner.prepare(&a, None, call.force)?;
     let tokens_before = a.estimate.total;
-    let start =
-        inner
-            .state
-            .borrow()
-            .pipeline
-            .start(kind, prepared.decision.should_compact, tokens_before);
-    let extractive = match start {
-        Start::Skip(warning) => return Ok(unchanged(&a, tokens_before, warning)),
-        Start::Compact { extractive, notice } => {
-            notify(
-                &inner.callbacks,
-                &inner.reentry,
-                inner.options.timeout_ms,
-                notice,
-            )
-            .await;
-            extractive
-        }
-    };
     let plan = prepared.plan;
-    if plan.is_noop() {
-        return Ok(unchanged(&a, tokens_before, NOTHING_TO_COMPACT));
-    }
-    let mut outcome = run(&inner, &a, &plan, &call, tokens_before, kind, extractive).await;
-    let mut summarized = !extractive;
-    if let Err(error) = &outcome {
-        let error = error.clone();
-        let failed = inner.state.borrow_mut().pipeline.failed(
-            kind,
-            code_of(&error),
-            &message_of(&error),
-            tokens_before,
-        );
-        report(
-            &inner.callbacks,
-            &inner.reentry,
-            inner.options.timeout_ms,
-            &error,
-            failed.swallowed(),
-        )
-        .await;
-        match failed {
-            Failed::Reject => return Err(error),
-            Failed::Unchanged(text) => return Ok(unchanged(&a, tokens_before, &text)),
-            Failed::Extractive(text) => {
-                summarized = false;
-                outcome = run(&inner, &a, &plan, &call, tokens_before, kind, true).await;
-                if let Ok(result) = &outcome {
-                    warn(result, &text);
-                }
-            }
-        }
-    }
-    if outcome.is_ok() {
-        inner.state.borrow_mut().pipeline.succeeded(summarized);
-    }
-    outcome
-}
-
-/// The code of a `CompactionError` (`SUMMARIZER_FAILED` for anything else).
-pub fn code_of(error: &JsValue) -> ErrorCode {
-    Reflect::get(error, &JsValue::from_str("code"))
-        .ok()
-        .and_then(|c| c.as_string())
-        .and_then(|c| ErrorCode::parse(&c))
-        .unwrap_or(ErrorCode::SummarizerFailed)
-}
-
-pub fn message_of(error: &JsValue) -> String {
-    Reflect::get(error, &JsValue::from_str("message"))
-        .ok()
-        .and_then(|c| c.as_string())
-        .unwrap_or_default()
-}
-
-/// Adds a warning to a result's `warnings`.
-pub fn warn(result: &JsValue, text: &str) {
-    if let Ok(list) = Reflect::get(result, &JsValue::from_str("warnings")) {
-        if let Some(list) = list.dyn_ref::<Array>() {
-            list.push(&JsValue::from_str(text));
-        }
-    }
-}
-
-/// Reports the pipeline's notice at the start of a compaction (the breaker skipped the summarizer,
-/// say) as a swallowed failure, when there is one.
-pub async fn notify(
-    callbacks: &super::options::Callbacks,
-    reentry: &super::call::Reentry,
-    timeout_ms: u64,
-    notice: Option<crate::core::error::Error>,
-) {
-    if let Some(notice) = notice {
-        let notice = super::error::to_js(&notice, None);
-        report(callbacks, reentry, timeout_ms, &notice, true).await;
-    }
-}
-
-/// Reports a failed compaction to `onError` (awaited for at most `timeoutMs`; its own errors are
-/// ignored). Without a hook, a failure that does not reject is written to `console.warn`, so it
-/// is never silent.
-pub async fn report(
-    callbacks: &super::options::Callbacks,
-    reentry: &super::call::Reentry,
-    timeout_ms: u64,
-    error: &JsValue,
-    swallowed: bool,
-) {
-    match &callbacks.on_error {
-        Some(hook) => {
-            if let Ok(value) = reentry.call1(hook, error) {
-                let _ = super::call::settle(value, timeout_ms).await;
-            }
-        }
-        None if swallowed => {
-            let text = format!(
-                "context-compaction: automatic compaction failed ({}): {}",
-                code_of(error).as_str(),
-                message_of(error)
-            );
-            web_sys_warn(&text);
-        }
-        None => {}
-    }
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = warn)]
-    fn web_sys_warn(text: &str);
-}
-
-async fn run(
-    inner: &Rc<Inner>,
-    a: &Analyzed,
-    plan: &crate::core::plan::Plan,
-    call: &CallOptions,
-    tokens_before: usize,
-    kind: Kind,
-    extractive: bool,
-) -> Result<JsValue, JsValue> {
-    let automatic = kind.continues();
     let previous = plan.previous_summary.map(|i| {
         a.incoming
             .messages
@@ -253,63 +103,81 @@ async fn run(
             .and_then(|m| inner.recognizer.round(&m.plain_text()))
     });
     let round = next_round(previous, inner.state.borrow().pipeline.compactions());
-    let exec = Exec {
+    let estimate = |t: &str| a.estimator.counter.count(t);
+    let job = Job::new(Input {
+        kind,
+        should_compact: prepared.decision.should_compact,
+        tokens_before,
+        messages: &a.incoming.messages,
+        plan: &plan,
+        options: &inner.options,
+        estimator: &a.estimator,
+        estimate: &estimate,
+        round,
+        instructions: call.instructions.clone(),
+        state: None,
+        summarizer: inner.callbacks.summarize.is_some(),
+        continues: kind.continues(),
+        warn_repeat: true,
+    });
+    let host = Commit {
+        inner: &inner,
+        a: &a,
+        plan: &plan,
+        kind,
+    };
+    let cx = Context {
         options: &inner.options,
         callbacks: &inner.callbacks,
-        estimator: &a.estimator,
-        state: None,
-        extractive,
         reentry: &inner.reentry,
+        estimator: &a.estimator,
+        all: &a.incoming.array,
         format: a.incoming.format,
-    };
-    let Some(done) = execute(
-        &exec,
-        &a.incoming.messages,
-        &a.incoming.array,
-        plan,
-        call,
-        automatic,
-        round,
+        call: &call,
+        state: None,
         tokens_before,
-    )
-    .await?
-    else {
-        return Ok(unchanged(a, tokens_before, CANCELLED));
     };
-    let removed: Vec<usize> = plan
-        .dispositions
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| {
-            matches!(
-                d,
-                Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-            )
-        })
-        .map(|(i, _)| i)
-        .collect();
-    let result = to_js(&json!({
-        "compacted": true,
-        "summary": done.summary,
-        "tokensBefore": tokens_before,
-        "tokensAfter": done.tokens_after,
-        "round": round,
-        "splitTurn": plan.split_turn,
-        "digest": done.digest,
-        "warnings": done.warnings,
-    }));
-    if let (true, Some(text)) = (round > 1, &inner.options.settings.repeat_warning) {
-        warn(&result, text);
+    match run(job, &host, &cx).await? {
+        Ran::Committed(result) => Ok(result),
+        Ran::Unchanged(warning) => {
+            let array = &a.incoming.array;
+            let copy = array.slice(0, array.length());
+            Ok(unchanged(
+                &copy,
+                a.continued.is_some(),
+                tokens_before,
+                &warning,
+            ))
+        }
     }
-    let out = outgoing(&a.incoming, &done.rendered);
-    if kind.is_automatic() {
-        remember(inner, a, plan, &done.rendered, &out);
+}
+
+/// The Compactor as the runner's host: its pipeline, and the result of a committed compaction.
+struct Commit<'a> {
+    inner: &'a Rc<Inner>,
+    a: &'a Analyzed,
+    plan: &'a Plan,
+    kind: Kind,
+}
+
+impl Host for Commit<'_> {
+    fn pipeline(&self) -> RefMut<'_, Pipeline> {
+        RefMut::map(self.inner.state.borrow_mut(), |s| &mut s.pipeline)
     }
-    set(result.unchecked_ref(), "messages", &out);
-    set(
-        result.unchecked_ref(),
-        "removed",
-        &originals(&a.incoming, removed.into_iter()),
-    );
-    Ok(result)
+
+    fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
+        let (a, plan) = (self.a, self.plan);
+        let result = to_js(&done.result());
+        let out = outgoing(&a.incoming, &done.rendered);
+        if self.kind.is_automatic() {
+            remember(self.inner, a, plan, &done.rendered, &out);
+        }
+        set(result.unchecked_ref(), "messages", &out);
+        set(
+            result.unchecked_ref(),
+            "removed",
+            &originals(&a.incoming, done.removed.iter().copied()),
+        );
+        Ok(result)
+    }
 }

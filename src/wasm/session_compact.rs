@@ -1,33 +1,34 @@
 //! Compactions of a `Session`: `compact()` (waits for one already running), and `prepare()`, the
-//! render pipeline before a request (compacts at the trigger, starts a background compaction past
-//! the background threshold, then renders; it first waits for a compaction running in the
-//! foreground). Every compaction carries out the core pipeline's decisions
-//! ([`crate::core::pipeline`]), the same as the `Compactor`'s: trigger gate, breaker, `onFailure`
+//! render pipeline before a request (it first waits for a compaction running in the foreground,
+//! then does what the core's [`on_pressure`] says: compact at the trigger, or start a background
+//! compaction past the background threshold; then renders). Every compaction is the core's step machine ([`crate::core::pipeline::Job`]), run
+//! by the runner the `Compactor` shares ([`super::runner`]): trigger gate, breaker, `onFailure`
 //! and the extractive fallback, continuation. A compaction works on a snapshot and commits with
 //! the core's rule, so the conversation may go on while the summary is written.
 
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Promise, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::call::call_options;
-use super::compact::{code_of, message_of, notify, report};
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::estimator_for;
+use super::runner::{run as run_job, summarize_once, Context, Host, Ran};
 use super::session::{snapshot_originals, Inner, Session};
-use super::summarize::{execute, summarize_once, Exec};
 use crate::core::error::Error;
 use crate::core::message::Part;
-use crate::core::pipeline::{Failed, Kind, Start, CANCELLED, NOTHING_TO_COMPACT};
-use crate::core::plan::Disposition;
+use crate::core::pipeline::{
+    on_pressure, Compacted, Input, Job, Kind, Pipeline, Prepare, NOTHING_TO_COMPACT,
+};
+use crate::core::plan::Plan;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
-use crate::core::session::{notes, workstream, Outcome, Pressure};
+use crate::core::session::{notes, Outcome, Pressure, Snapshot};
 use crate::formats::{Codec, Format};
+use std::cell::RefMut;
 
 /// A promise with its resolve function: marks a running compaction.
 struct Running {
@@ -54,18 +55,6 @@ impl Running {
         drop(state);
         let _ = self.resolve.call0(&JsValue::UNDEFINED);
     }
-}
-
-/// The workstream state after `deltas` (none when there was no state and no delta).
-fn merged_state(previous: Option<&Value>, deltas: &[Value]) -> Option<Value> {
-    if deltas.is_empty() {
-        return previous.cloned();
-    }
-    let mut state = previous.cloned();
-    for delta in deltas {
-        state = Some(workstream::merge(state.as_ref(), delta));
-    }
-    state
 }
 
 /// Condenses the memory block's oldest notes when they are due (seed 004: 10 of 15).
@@ -97,21 +86,12 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
         }
         return Ok(());
     }
-    let estimator = estimator_for(&inner.options)?;
-    let exec = Exec {
-        options: &inner.options,
-        callbacks: &inner.callbacks,
-        estimator: &estimator,
-        state: None,
-        extractive: inner.options.extractive,
-        reentry: &inner.reentry,
-        // A memory request sends no conversation.
-        format: Format::AiSdk,
-    };
     let call = call_options(options);
     let max = inner.options.settings.plan.summary_tokens;
     let summary = summarize_once(
-        &exec,
+        &inner.options,
+        &inner.callbacks,
+        &inner.reentry,
         "memory",
         notes::NOTES_SYSTEM,
         &prompt,
@@ -207,161 +187,132 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
     )
     .map_err(|e| error_to_js(&e, None))?;
     let tokens_before = snapshot.total;
-    let start = inner.state.borrow().pipeline.start(
-        kind,
-        prepared.decision.should_compact || call.force,
-        tokens_before,
-    );
-    let extractive = match start {
-        Start::Skip(warning) => return unchanged(inner, tokens_before, warning),
-        Start::Compact { extractive, notice } => {
-            notify(
-                &inner.callbacks,
-                &inner.reentry,
-                inner.options.timeout_ms,
-                notice,
-            )
-            .await;
-            extractive
-        }
-    };
     let plan = prepared.plan;
-    if plan.is_noop() {
-        return unchanged(inner, tokens_before, NOTHING_TO_COMPACT);
-    }
     let round = snapshot.round(
         &plan,
         &crate::core::summary::Recognizer::with(&inner.options.settings.summary),
     );
     let previous_state = snapshot.previous.as_ref().and_then(|c| c.state.clone());
-    let execute_with = |extractive: bool| {
-        let exec = Exec {
-            options: &inner.options,
-            callbacks: &inner.callbacks,
-            estimator: &estimator,
-            state: previous_state.as_ref(),
-            extractive,
-            reentry: &inner.reentry,
-            format,
-        };
-        let (messages, originals, plan, call) = (&snapshot.messages, &originals, &plan, &call);
-        async move {
-            // The continue message, when the style has one, is appended to the log after the
-            // commit.
-            execute(
-                &exec,
-                messages,
-                originals,
-                plan,
-                call,
-                false,
-                round,
-                tokens_before,
-            )
-            .await
-        }
-    };
-    let mut summarized = !extractive;
-    let mut fallback_warning = None;
-    let executed = match execute_with(extractive).await {
-        Ok(e) => e,
-        Err(error) => {
-            let failed = inner.state.borrow_mut().pipeline.failed(
-                kind,
-                code_of(&error),
-                &message_of(&error),
-                tokens_before,
-            );
-            if kind == Kind::Background {
-                // Said once by the next `prepare()`, whatever the policy made of it.
-                inner.state.borrow_mut().background_error = Some(error.clone());
-            }
-            report(
-                &inner.callbacks,
-                &inner.reentry,
-                inner.options.timeout_ms,
-                &error,
-                failed.swallowed(),
-            )
-            .await;
-            match failed {
-                Failed::Reject => return Err(error),
-                Failed::Unchanged(text) => return unchanged(inner, tokens_before, &text),
-                Failed::Extractive(text) => {
-                    summarized = false;
-                    fallback_warning = Some(text);
-                    execute_with(true).await?
-                }
-            }
-        }
-    };
-    let Some(mut executed) = executed else {
-        return unchanged(inner, tokens_before, CANCELLED);
-    };
-    executed.warnings.extend(fallback_warning);
-    let outcome = Outcome {
-        summary: executed.summary.clone(),
-        tokens_after: executed.tokens_after,
+    let estimate = |t: &str| estimator.counter.count(t);
+    let job = Job::new(Input {
+        kind,
+        should_compact: prepared.decision.should_compact || call.force,
+        tokens_before,
+        messages: &snapshot.messages,
+        plan: &plan,
+        options: &inner.options,
+        estimator: &estimator,
+        estimate: &estimate,
         round,
-        digest: executed.digest.clone(),
-        state: merged_state(previous_state.as_ref(), &executed.state_deltas),
-        timestamp: Some(js_sys::Date::now() as i64),
+        instructions: call.instructions.clone(),
+        state: previous_state.as_ref(),
+        summarizer: inner.callbacks.summarize.is_some(),
+        // The continue message, when the style has one, is appended to the log after the commit.
+        continues: false,
+        warn_repeat: false,
+    });
+    let host = Commit {
+        inner,
+        snapshot: &snapshot,
+        originals: &originals,
+        plan: &plan,
+        format,
+        kind,
     };
-    let entry_id = {
-        let mut state = inner.state.borrow_mut();
-        let core = state
-            .core
-            .as_mut()
-            .ok_or_else(|| error_to_js(&Error::invalid_input("session", "empty"), None))?;
-        let id = core
-            .commit(&snapshot, &plan, &outcome)
-            .map_err(|e| error_to_js(&e, None))?;
-        // Logged in the session's format, as if the caller had appended it.
-        let continued = kind
-            .continues()
-            .then(|| core.continue_message())
-            .flatten()
-            .and_then(|m| format.export(std::slice::from_ref(&m)).pop())
-            .and_then(|value| crate::formats::message_importer(format)(&value, "continue").ok());
-        if let Some(message) = continued {
-            core.append(vec![message]);
-            let len = core.log().len();
-            state.originals.resize(len, JsValue::UNDEFINED);
+    let cx = Context {
+        options: &inner.options,
+        callbacks: &inner.callbacks,
+        reentry: &inner.reentry,
+        estimator: &estimator,
+        all: &originals,
+        format,
+        call: &call,
+        state: previous_state.as_ref(),
+        tokens_before,
+    };
+    match run_job(job, &host, &cx).await? {
+        Ran::Committed(result) => Ok(result),
+        Ran::Unchanged(warning) => unchanged(inner, tokens_before, &warning),
+    }
+}
+
+/// The session as the runner's host: its pipeline, and the log entry of a committed compaction.
+struct Commit<'a> {
+    inner: &'a Rc<Inner>,
+    snapshot: &'a Snapshot,
+    originals: &'a Array,
+    plan: &'a Plan,
+    format: Format,
+    kind: Kind,
+}
+
+impl Host for Commit<'_> {
+    fn pipeline(&self) -> RefMut<'_, Pipeline> {
+        RefMut::map(self.inner.state.borrow_mut(), |s| &mut s.pipeline)
+    }
+
+    fn failed(&self, error: &JsValue) {
+        if self.kind == Kind::Background {
+            // Said once by the next `prepare()`, whatever the policy made of it.
+            self.inner.state.borrow_mut().background_error = Some(error.clone());
         }
-        state.pipeline.succeeded(summarized);
-        id
-    };
-    let removed: Array = plan
-        .dispositions
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| {
-            matches!(
-                d,
-                Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-            )
-        })
-        .map(|(i, _)| originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
-        .collect();
-    let result = to_js(&serde_json::json!({
-        "compacted": true,
-        "summary": executed.summary,
-        "tokensBefore": tokens_before,
-        "tokensAfter": executed.tokens_after,
-        "round": round,
-        "splitTurn": plan.split_turn,
-        "digest": executed.digest,
-        "warnings": executed.warnings,
-        "entryId": entry_id,
-        "state": outcome.state,
-    }));
-    let messages = {
-        let mut state = inner.state.borrow_mut();
-        inner.rendered(&mut state)?
-    };
-    super::session::set_field(&result, "messages", &messages);
-    super::session::set_field(&result, "removed", &removed);
-    Ok(result)
+    }
+
+    fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
+        let (inner, plan, format) = (self.inner, self.plan, self.format);
+        let outcome = Outcome {
+            summary: done.summary.clone(),
+            tokens_after: done.tokens_after,
+            round: done.round,
+            digest: done.digest.clone(),
+            state: done.state.clone(),
+            timestamp: Some(js_sys::Date::now() as i64),
+        };
+        let entry_id = {
+            let mut state = inner.state.borrow_mut();
+            let core = state
+                .core
+                .as_mut()
+                .ok_or_else(|| error_to_js(&Error::invalid_input("session", "empty"), None))?;
+            let id = core
+                .commit(self.snapshot, plan, &outcome)
+                .map_err(|e| error_to_js(&e, None))?;
+            // Logged in the session's format, as if the caller had appended it.
+            let continued = self
+                .kind
+                .continues()
+                .then(|| core.continue_message())
+                .flatten()
+                .and_then(|m| format.export(std::slice::from_ref(&m)).pop())
+                .and_then(|value| {
+                    crate::formats::message_importer(format)(&value, "continue").ok()
+                });
+            if let Some(message) = continued {
+                core.append(vec![message]);
+                let len = core.log().len();
+                state.originals.resize(len, JsValue::UNDEFINED);
+            }
+            id
+        };
+        let removed: Array = done
+            .removed
+            .iter()
+            .map(|&i| self.originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
+        let mut result = done.result();
+        if let Some(fields) = result.as_object_mut() {
+            fields.insert("entryId".into(), entry_id.into());
+            fields.insert("state".into(), outcome.state.clone().into());
+        }
+        let result = to_js(&result);
+        let messages = {
+            let mut state = inner.state.borrow_mut();
+            inner.rendered(&mut state)?
+        };
+        super::session::set_field(&result, "messages", &messages);
+        super::session::set_field(&result, "removed", &removed);
+        Ok(result)
+    }
 }
 
 #[wasm_bindgen]
@@ -458,41 +409,34 @@ impl Session {
                 let state = inner.state.borrow();
                 state.core.as_ref().map(|c| c.pressure().1)
             };
-            match pressure {
-                Some(Pressure::Hard) => {
+            match on_pressure(pressure, force, background) {
+                Prepare::Compact {
+                    kind,
+                    unless_relieved,
+                } => {
                     // A background compaction may bring it under the trigger: wait for it first.
                     idle(&inner, false).await;
                     let still = {
                         let state = inner.state.borrow();
                         state.core.as_ref().map(|c| c.pressure().1)
                     };
-                    if still == Some(Pressure::Hard) || force {
+                    if !unless_relieved || still == Some(Pressure::Hard) {
                         let running = Running::install(&inner, false);
-                        let kind = if force { Kind::Forced } else { Kind::Automatic };
                         run(Rc::clone(&inner), running, options.clone(), kind).await?;
                     }
                 }
-                Some(Pressure::Soft) if !force && background => {
-                    let idle_now = inner.state.borrow().running.is_none();
-                    if idle_now {
-                        let running = Running::install(&inner, true);
-                        let bg = Rc::clone(&inner);
-                        let opts = options.clone();
-                        wasm_bindgen_futures::spawn_local(async move {
-                            let outcome =
-                                run(Rc::clone(&bg), running, opts, Kind::Background).await;
-                            if let Err(error) = outcome {
-                                bg.state.borrow_mut().background_error = Some(error);
-                            }
-                        });
-                    }
+                Prepare::Background if inner.state.borrow().running.is_none() => {
+                    let running = Running::install(&inner, true);
+                    let bg = Rc::clone(&inner);
+                    let opts = options.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let outcome = run(Rc::clone(&bg), running, opts, Kind::Background).await;
+                        if let Err(error) = outcome {
+                            bg.state.borrow_mut().background_error = Some(error);
+                        }
+                    });
                 }
-                _ if force => {
-                    idle(&inner, false).await;
-                    let running = Running::install(&inner, false);
-                    run(Rc::clone(&inner), running, options.clone(), Kind::Forced).await?;
-                }
-                _ => {}
+                Prepare::Background | Prepare::Render => {}
             }
             compact_notes(&inner, &options).await?;
             let result = inner.render(&options)?;

@@ -1,24 +1,42 @@
 //! The compaction pipeline that both handles drive: the `Compactor` (`compact`, `maybeCompact`) and
 //! the `Session` (`compact`, `prepare`, its background compactions). One [`Pipeline`] per handle
-//! holds the state that outlives a call (the circuit breaker, the count of compactions) and makes
-//! every decision of a call in order, as values the binding only carries out:
+//! holds the state that outlives a call (the circuit breaker, the count of compactions); one
+//! [`Job`] per call is the call's step machine ([`job`]), which the binding's runner only carries
+//! out ([`steps`]: what it asks for and what it is told). The job makes every decision of a call,
+//! in order, with these rules:
 //!
 //! 1. [`Pipeline::start`]: from the kind of call ([`Kind`]), the trigger's decision on the
 //!    calibrated count (computed once by the caller's view) and the breaker, whether to compact at
 //!    all ([`Start::Skip`] with the warning of the unchanged result) and how ([`Start::Compact`]:
 //!    with the summarizer or the extractive summary, and an error to report first when the
 //!    breaker is open).
-//! 2. The summary job ([`crate::core::summary::job`]) yields the summarizer requests; the retry
-//!    schedule is [`crate::core::driver::retry`].
+//! 2. The summary job ([`crate::core::summary::job`]) yields the summarizer requests; each is
+//!    asked with the retries of [`asking`] (the schedule is [`crate::core::driver::retry`]).
 //! 3. [`Pipeline::failed`]: on a failure, what the call does ([`Failed`]: reject, leave the
 //!    messages unchanged, or compact again with the extractive summary) under `onFailure`, with
 //!    the warning to add, and whether it is reported to `onError` as swallowed.
 //! 4. [`Pipeline::succeeded`]: closes the breaker (unless the summarizer was skipped) and counts
 //!    the compaction (for round numbers).
 //!
+//! [`on_pressure`] says what a `Session.prepare()` does about the pressure on the window (compact
+//! in the foreground, start a background compaction, or only render).
+//!
 //! [`Kind::continues`] says whether the compacted context ends with the style's continue message
 //! (OpenCode's "Continue if you have next steps"): after an automatic compaction in the
 //! foreground, whichever handle ran it.
+
+pub mod asking;
+pub mod job;
+pub mod prepare;
+pub mod steps;
+
+pub use asking::{Asked, Asking};
+pub use job::Job;
+pub use prepare::{on_pressure, Prepare};
+pub use steps::{
+    BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome, StateField, Step,
+    ValueId,
+};
 
 use crate::core::driver::{Breaker, FailurePolicy, Recovery};
 use crate::core::error::{Error, ErrorCode};
@@ -196,3 +214,6 @@ impl Pipeline {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod job_tests;
