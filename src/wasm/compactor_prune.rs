@@ -1,4 +1,5 @@
-//! `Compactor.prune`: tool-output pruning on the compactor's identity cache. The costs of the
+//! `Compactor.prune`: tool-output pruning on the compactor's message store
+//! (`core::compactor::store`). The costs of the
 //! parts are measured once per message, the pruners run on the cached copies without copying the
 //! history, and a message pruned the same way as in the previous call comes back as the same
 //! object, so pruning before every model call costs little more than reading the array.
@@ -7,7 +8,7 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::compactor::Compactor;
-use super::identity::CachedCosts;
+use crate::core::compactor::StoredCosts;
 use crate::core::prune::{self, PruneAction, PruneKind};
 use crate::formats::Codec;
 
@@ -26,9 +27,9 @@ impl Compactor {
             ),
         };
         let mut state = self.inner.state.borrow_mut();
-        state.identity.measure_parts(&a.ids, &a.estimator);
-        let cost = CachedCosts {
-            cache: &state.identity,
+        state.store.measure_parts(&a.ids, &a.estimator);
+        let cost = StoredCosts {
+            store: &state.store,
             ids: &a.ids,
             estimator: &a.estimator,
         };
@@ -46,7 +47,7 @@ impl Compactor {
             .enumerate()
             .map(|(i, done)| {
                 let id = a.ids.get(i).copied().unwrap_or(0);
-                let entry = state.identity.get_mut(id)?;
+                let entry = state.store.get_mut(id)?;
                 entry
                     .pruned
                     .as_ref()
@@ -77,7 +78,7 @@ impl Compactor {
         }
         let mut state = self.inner.state.borrow_mut();
         for (id, done, values) in made {
-            if let Some(e) = state.identity.get_mut(id) {
+            if let Some(e) = state.store.get_mut(id) {
                 e.pruned = Some((done, values));
             }
         }
