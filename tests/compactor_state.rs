@@ -103,7 +103,7 @@ fn identity_reuse_counts_only_new_messages() {
     state.store.restore(next.clone(), view);
     assert_eq!(state.store.take_messages(&next), messages[..14]);
     // Another format forgets everything; ids are never given twice.
-    assert!(state.store.adopt_format(Format::Pi) == false);
+    assert!(!state.store.adopt_format(Format::Pi));
     assert!(state.store.adopt_format(Format::AiSdk));
     assert!(state.store.is_empty());
     assert_eq!(state.store.unknown(&next).len(), next.len());

@@ -34,10 +34,13 @@ pub struct Stored<V> {
     pub tokens: usize,
     /// The tokens of each of its parts, measured the first time a prune needs them.
     pub part_tokens: Option<Vec<usize>>,
-    /// Its last pruned form: the replacements made (part index and kind), and the values they
-    /// were exported as.
-    pub pruned: Option<(Vec<(usize, PruneKind)>, Vec<V>)>,
+    /// Its last pruned form (see [`Pruned`]).
+    pub pruned: Option<Pruned<V>>,
 }
+
+/// A message's last pruned form: the replacements made (part index and kind), and the values
+/// they were exported as.
+pub type Pruned<V> = (Vec<(usize, PruneKind)>, Vec<V>);
 
 /// Tokens (in all and by kind), user turns and non-system messages of a history, and the index
 /// of its last assistant message (where a usage is anchored).
