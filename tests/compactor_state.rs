@@ -48,7 +48,11 @@ fn estimator() -> Estimator {
 }
 
 /// Stores `messages` as the binding does for objects never seen: returns their ids.
-fn store_all(state: &mut CompactorState<()>, messages: &[Message], options: &Options) -> Vec<u32> {
+fn store_all<V>(
+    state: &mut CompactorState<V>,
+    messages: &[Message],
+    options: &Options,
+) -> Vec<u32> {
     let ids: Vec<u32> = messages
         .iter()
         .map(|m| state.store.insert(m.clone(), &estimator()))
@@ -267,4 +271,36 @@ fn the_memo_continues_the_last_automatic_compaction() {
     );
     assert!(state.memo.is_none());
     assert_eq!(state.memo_epoch, 3);
+}
+
+#[test]
+fn prune_reuses_a_message_pruned_the_same_way() {
+    let options =
+        options(json!({"prune": {"style": "opencode", "protectTokens": 500, "minimum": 50}}));
+    let est = estimator();
+    let messages = history(8, 300);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages, &options);
+    let mut copy = messages.clone();
+    let (actions, pruned) = state.prune(&options, &mut copy, &ids, &est, 0);
+    assert!(!actions.is_empty(), "old tool outputs pruned");
+    assert_eq!(pruned.len(), messages.len());
+    assert!(
+        pruned.iter().all(|(_, reused)| reused.is_none()),
+        "nothing made before"
+    );
+    let changed: Vec<usize> = (0..pruned.len())
+        .filter(|&i| !pruned[i].0.is_empty())
+        .collect();
+    for &i in &changed {
+        state.keep_pruned(ids[i], pruned[i].0.clone(), vec![format!("exported {i}")]);
+    }
+    let (_, again) = state.prune(&options, &mut messages.clone(), &ids, &est, 0);
+    for (i, (done, reused)) in again.iter().enumerate() {
+        if changed.contains(&i) {
+            assert_eq!(reused.as_deref(), Some(&[format!("exported {i}")][..]));
+        } else {
+            assert!(done.is_empty() && reused.is_none());
+        }
+    }
 }

@@ -3,8 +3,8 @@
 //! compaction and its continuation ([`memo`]), what self-calibration has learned from the usage
 //! given to `check`, and the pipeline's breaker and count of compactions. Every decision of a
 //! call is made here on stored counts: `check` (learning from usage, the calibrated count, the
-//! trigger), the cheap decision of an automatic call ([`CompactorState::quick`]), and the plan
-//! ([`CompactorState::prepare`]). The calibrated count and the auto margin are `core::count`'s,
+//! trigger), the cheap decision of an automatic call ([`CompactorState::quick`]), the plan
+//! ([`CompactorState::prepare`]) and `prune` ([`CompactorState::prune`]). The calibrated count and the auto margin are `core::count`'s,
 //! the rule the `Session` uses too.
 
 pub mod memo;
@@ -22,6 +22,7 @@ use crate::core::message::{Message, Part, Role};
 use crate::core::options::Options;
 use crate::core::pipeline::Pipeline;
 use crate::core::prepare::{prepare, History, Prepared};
+use crate::core::prune::{self, PruneAction, PruneKind};
 use crate::core::trigger::{Decision, TriggerInput};
 
 /// How many messages before a usage's response `check` looks back for the previous response it
@@ -45,6 +46,10 @@ pub struct CompactorState<V> {
     /// later call whether the caller passes the same object or a copy) and its prompt.
     last_usage: Option<(MessageKey, usize)>,
 }
+
+/// A message of a prune: its replacements (none: unchanged), and the values of its last pruned
+/// form when it was pruned the same way before.
+pub type PrunedMessage<V> = (Vec<(usize, PruneKind)>, Option<Vec<V>>);
 
 /// What `check` decided.
 #[derive(Clone, Debug, PartialEq)]
@@ -214,6 +219,67 @@ impl<V> CompactorState<V> {
             part_cost: &cost,
         };
         prepare(&settings, &history, forced)
+    }
+
+    /// `Compactor.prune` on a call's `messages` (stored as `ids`; used as scratch space and left
+    /// as they were): superseded reads, then the configured style (OpenCode's when none is
+    /// configured) at `now` (ms since the epoch), with part costs measured once per stored
+    /// message. Returns the actions and, per
+    /// message, its replacements with the values of its last pruned form when it was pruned the
+    /// same way before (the same objects come back; see [`CompactorState::keep_pruned`]).
+    pub fn prune(
+        &mut self,
+        options: &Options,
+        messages: &mut [Message],
+        ids: &[u32],
+        estimator: &Estimator,
+        now: i64,
+    ) -> (Vec<PruneAction>, Vec<PrunedMessage<V>>)
+    where
+        V: Clone,
+    {
+        let (supersede, style) = match &options.settings.plan.prune {
+            Some(p) => (p.supersede, p.style.at(now)),
+            None => (
+                true,
+                prune::Style::OpenCode(prune::OpenCodeOptions::default()),
+            ),
+        };
+        self.store.measure_parts(ids, estimator);
+        let cost = StoredCosts {
+            store: &self.store,
+            ids,
+            estimator,
+        };
+        let actions = prune::order_in_place(messages, supersede, &style, &cost);
+        let mut by_message: Vec<Vec<(usize, PruneKind)>> = vec![Vec::new(); ids.len()];
+        for action in &actions {
+            if let Some(list) = by_message.get_mut(action.message) {
+                list.push((action.part, action.kind.clone()));
+            }
+        }
+        let pruned = by_message
+            .into_iter()
+            .zip(ids)
+            .map(|(done, id)| {
+                let reused = self
+                    .store
+                    .get(*id)
+                    .and_then(|e| e.pruned.as_ref())
+                    .filter(|(made, _)| !done.is_empty() && *made == done)
+                    .map(|(_, values)| values.clone());
+                (done, reused)
+            })
+            .collect();
+        (actions, pruned)
+    }
+
+    /// Keeps `values`, the exported form of the stored message `id` pruned by `done`, for the
+    /// next [`CompactorState::prune`].
+    pub fn keep_pruned(&mut self, id: u32, done: Vec<(usize, PruneKind)>, values: Vec<V>) {
+        if let Some(e) = self.store.get_mut(id) {
+            e.pruned = Some((done, values));
+        }
     }
 
     /// Remembers a successful automatic compaction of a call in `format` (the caller's
