@@ -1,8 +1,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! Both handles' core paths reach the same decisions on random histories (proptest): the
-//! `Session`'s (its log, live view and snapshot) and the `Compactor`'s (the messages counted by the
-//! estimator) give the same calibrated count, the same trigger decision, the same plan and the
-//! same start of the pipeline, for every preset.
+//! `Session`'s (its log, live view and snapshot) and the `Compactor`'s (its core state,
+//! `CompactorState`: the caller's messages in its store) give the same calibrated count, the same
+//! trigger decision, the same plan and the same start of the pipeline, for every preset; with
+//! usage given at random points, the same count and the same learned calibration.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,12 +11,15 @@
     clippy::panic
 )]
 
-use context_compaction::core::estimate::{Counter, Estimator};
-use context_compaction::core::message::{Message, Part};
+use context_compaction::core::compactor::CompactorState;
+use context_compaction::core::estimate::{Counter, Estimator, Usage};
+use context_compaction::core::format::Format;
+use context_compaction::core::message::{Message, Part, Role};
 use context_compaction::core::options::parse;
 use context_compaction::core::pipeline::{Kind, Pipeline};
 use context_compaction::core::prepare::{prepare, History};
 use context_compaction::core::session::{Config, Session};
+use context_compaction::core::summary::Recognizer;
 use context_compaction::formats::pi::import_message;
 use proptest::prelude::*;
 use serde_json::json;
@@ -91,15 +95,16 @@ proptest! {
             part_cost: &cost,
         }, force);
 
-        // The Compactor's path: the caller's messages counted by the estimator.
-        let tokens: Vec<usize> = messages.iter().map(|m| estimator.estimate_message(m).total()).collect();
-        let total = estimator.total(&messages);
-        let by_compactor = prepare(&options.settings, &History {
-            messages: &messages,
-            tokens: &tokens,
-            total,
-            part_cost: &cost,
-        }, force);
+        // The Compactor's path: its core state, the caller's messages in its store.
+        let mut state = CompactorState::<()>::new(&options);
+        let ids: Vec<u32> = messages.iter().map(|m| state.store.insert(m.clone(), &estimator)).collect();
+        state.store.settle(&ids, &Recognizer::with(&options.settings.summary));
+        let kinds = state.store.kinds(&ids);
+        let total = state.count(&messages, &kinds, None).tokens();
+        let checked = state.check(&options, &ids, None);
+        prop_assert_eq!(checked.count.tokens(), total);
+        prop_assert_eq!(state.quick(&options, Format::Pi, &ids).decision, checked.decision.clone());
+        let by_compactor = state.prepare(&options, &messages, &kinds, None, &estimator, force);
 
         prop_assert_eq!(snapshot.total, total, "the same count");
         let pressure = session.pressure().0.should_compact;
@@ -108,6 +113,7 @@ proptest! {
                 prop_assert_eq!(a.decision.should_compact, b.decision.should_compact);
                 if !force {
                     prop_assert_eq!(pressure, a.decision.should_compact, "check() agrees");
+                    prop_assert_eq!(checked.decision.should_compact, b.decision.should_compact);
                 }
                 prop_assert_eq!(&a.plan.dispositions, &b.plan.dispositions);
                 let pipeline = Pipeline::new(&options);
@@ -119,6 +125,65 @@ proptest! {
             }
             (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
             (a, b) => prop_assert!(false, "one path failed: {:?} / {:?}", a.err(), b.err()),
+        }
+    }
+
+    #[test]
+    fn both_handles_count_and_learn_alike_with_usage(
+        turns in prop::collection::vec((0usize..40, 0usize..3, 0usize..400), 2..20),
+        reports in prop::collection::vec((0usize..20, 500u64..200_000), 1..6),
+        preset in 0usize..PRESETS.len(),
+        auto in any::<bool>(),
+    ) {
+        let mut json = json!({"preset": PRESETS[preset], "contextWindow": 200_000, "summarize": "extractive"});
+        if auto {
+            json["safetyMargin"] = json!("auto");
+        }
+        let options = parse(&json).unwrap();
+        let estimator = Estimator::new(Counter::Heuristic);
+        let messages = history(&turns);
+        let config = Config {
+            settings: options.settings.clone(),
+            estimator: estimator.clone(),
+            background_tokens: None,
+            calibration: Default::default(),
+            self_calibration: true,
+        };
+        let mut session = Session::new(config, "s".into(), "pi".into());
+        let mut state = CompactorState::<()>::new(&options);
+        let recognizer = Recognizer::with(&options.settings.summary);
+        let mut ids = Vec::new();
+        let mut at = 0;
+        // Usage reported after growing prefixes (each cut after an assistant message), growing.
+        let mut cuts: Vec<(usize, u64)> = reports
+            .iter()
+            .map(|&(c, u)| ((c * messages.len()) / 20, u))
+            .collect();
+        cuts.sort_unstable();
+        let mut prompt = 0u64;
+        let mut last_anchor = None;
+        for (cut, grow) in cuts {
+            let cut = cut.max(at);
+            let added: Vec<Message> = messages[at..cut].to_vec();
+            ids.extend(added.iter().map(|m| state.store.insert(m.clone(), &estimator)));
+            state.store.settle(&ids, &recognizer);
+            session.append(added);
+            at = cut;
+            let Some(anchor) = messages[..at].iter().rposition(|m| m.role == Role::Assistant) else {
+                continue;
+            };
+            // A usage belongs to one response: the same response reports the same usage.
+            if last_anchor != Some(anchor) {
+                prompt += grow;
+            }
+            last_anchor = Some(anchor);
+            let usage = Usage { input: prompt, output: 40, ..Usage::default() };
+            let checked = state.check(&options, &ids, Some(&usage));
+            session.record_usage(usage);
+            prop_assert_eq!(checked.count.tokens(), session.tokens(), "the same count");
+            prop_assert_eq!(checked.count.error, session.tokens_error(), "the same error");
+            prop_assert_eq!(&state.learned, session.calibration(), "the same calibration");
+            prop_assert_eq!(checked.decision.should_compact, session.check(false).should_compact);
         }
     }
 }

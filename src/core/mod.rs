@@ -1,6 +1,8 @@
 //! The engine: pure Rust, never imports wasm-bindgen, js-sys or serde-wasm-bindgen.
 
+pub mod compactor;
 pub mod cost;
+pub mod count;
 pub mod cut;
 pub mod driver;
 pub mod error;

@@ -1,5 +1,7 @@
 //! `Compactor`: the stateless-over-messages API of api.md. The options are parsed once; every method
-//! works on the caller's array and returns new values (the input is never mutated).
+//! works on the caller's array and returns new values (the input is never mutated). Its state and
+//! every decision on it (`check`'s count, learning and trigger, the plan) are the core's
+//! `CompactorState`; this file converts the arguments and the results.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use super::analyze::{Inner, State};
 use super::convert::to_js;
 use super::error::throw;
-use super::identity::IdentityCache;
+use super::identity::Identity;
 use super::options::split_options;
 use crate::core::estimate::Usage;
 use crate::core::options::parse;
@@ -112,20 +114,14 @@ impl Compactor {
         let options = throw(parse(&json))?;
         throw(options.check_summarizer(callbacks.summarize.is_some()))?;
         let recognizer = Recognizer::with(&options.settings.summary);
-        let state = RefCell::new(State {
-            pipeline: crate::core::pipeline::Pipeline::new(&options),
-            memo: None,
-            memo_epoch: 0,
-            identity: IdentityCache::default(),
-            learned: crate::core::estimate::Learned::new(options.profile.error),
-            last_usage: None,
-        });
+        let state = RefCell::new(State::new(&options));
         Ok(Compactor {
             inner: Rc::new(Inner {
                 options,
                 recognizer,
                 callbacks,
                 state,
+                identity: Identity::default(),
                 reentry: super::call::Reentry::default(),
             }),
         })
@@ -134,31 +130,18 @@ impl Compactor {
     /// Forgets every message object seen so far. Messages are read once, when first seen; call
     /// this after changing a message object in place (or pass a new object instead).
     pub fn forget(&self) {
-        self.inner.state.borrow_mut().identity.clear();
+        self.inner.state.borrow_mut().store.clear();
     }
 
     /// `{ total, perMessage, byKind }`.
     pub fn estimate(&self, messages: JsValue) -> Result<JsValue, JsValue> {
         let r = self.inner.resolve(&messages)?;
-        let (per_message, k) = {
-            let state = self.inner.state.borrow();
-            let mut by_kind = crate::core::estimate::KindTokens::default();
-            let per: Vec<usize> = r
-                .ids
-                .iter()
-                .map(|id| match state.identity.get(*id) {
-                    Some(e) => {
-                        for kind in crate::core::estimate::Kind::ALL {
-                            by_kind.add_kind(kind, e.kinds.get(kind));
-                        }
-                        e.tokens
-                    }
-                    None => 0,
-                })
-                .collect();
-            (per, by_kind)
-        };
-        let learned = self.inner.state.borrow().learned;
+        let state = self.inner.state.borrow();
+        let per_kind = state.store.kinds(&r.ids);
+        let per_message: Vec<usize> = per_kind.iter().map(|k| k.total()).collect();
+        let k: crate::core::estimate::KindTokens = per_kind.into_iter().sum();
+        let learned = state.learned;
+        drop(state);
         Ok(to_js(&json!({
             "total": per_message.iter().sum::<usize>(),
             "perMessage": per_message,
@@ -173,42 +156,17 @@ impl Compactor {
     pub fn check(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let r = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
-        let totals = self.inner.totals(&r.ids);
-        if let (Some(u), Some(anchor), true) = (
-            &usage,
-            totals.last_assistant,
-            self.inner.options.self_calibration,
-        ) {
-            self.inner.learn(&r.ids, anchor, u);
-        }
-        let (measured, estimated) = match (&usage, totals.last_assistant) {
-            (Some(u), Some(anchor)) => {
-                let after = self
-                    .inner
-                    .kinds_of(r.ids.get(anchor + 1..).unwrap_or_default());
-                (
-                    usize::try_from(u.total()).unwrap_or(usize::MAX),
-                    self.inner.corrected(&after),
-                )
-            }
-            _ => (0, self.inner.corrected_total(&r.ids, totals.tokens)),
-        };
-        let tokens = measured.saturating_add(estimated);
-        let settings = &self.inner.options.settings;
-        let input = crate::core::trigger::TriggerInput {
-            tokens,
-            turns: totals.turns,
-            messages: totals.non_system,
-            budget: self.inner.budget_for(estimated),
-            forced: false,
-        };
-        let d = settings.trigger.evaluate(&input);
+        let c = self
+            .inner
+            .state
+            .borrow_mut()
+            .check(&self.inner.options, &r.ids, usage.as_ref());
         Ok(to_js(&json!({
-            "shouldCompact": d.should_compact,
-            "tokens": tokens,
-            "tokensError": self.inner.error_of(estimated),
-            "threshold": d.threshold,
-            "reason": d.reason,
+            "shouldCompact": c.decision.should_compact,
+            "tokens": c.count.tokens(),
+            "tokensError": c.count.error,
+            "threshold": c.decision.threshold,
+            "reason": c.decision.reason,
         })))
     }
 

@@ -2,15 +2,15 @@
 //! compaction as a line a later process reads back, and seeding the continuation from such a line,
 //! so a fresh process handed the same history plus new messages continues from the stored summary
 //! instead of summarizing again. The record's format and digest are the core's
-//! (`core::driver::memo`). Not API: the names start with `__`.
+//! (`core::driver::memo`), the memo itself `core::compactor::Memo`. Not API: the names start with `__`.
 
 use wasm_bindgen::prelude::*;
 
-use super::analyze::{totals_of, Memo};
 use super::compactor::Compactor;
 use super::convert::to_js;
 use super::error::throw;
-use crate::core::driver::{prefix_digest, StoredMemo};
+use crate::core::compactor::Memo;
+use crate::core::driver::StoredMemo;
 use crate::core::error::Error;
 use crate::formats::{Codec, Format};
 
@@ -42,11 +42,12 @@ impl Compactor {
     #[wasm_bindgen(js_name = __memoRecord, skip_typescript)]
     pub fn memo_record(&self, id: String) -> Option<String> {
         let state = self.inner.state.borrow();
-        let memo = state.memo.as_ref().filter(|m| m.stored.is_none())?;
+        let memo = state.memo.as_ref()?;
+        let (replaced, digest) = memo.record()?;
         let record = StoredMemo {
             format: memo.format.as_str().to_string(),
-            replaced: memo.replaced.len(),
-            digest: prefix_digest(&memo.replaced),
+            replaced,
+            digest,
             head: memo.format.export(&memo.head),
         };
         Some(record.to_line(&id))
@@ -75,16 +76,16 @@ impl Compactor {
         self.inner.recognizer.mark_leading(&mut head);
         let head_js = record.head.iter().map(to_js).collect();
         let estimator = self.inner.estimator()?;
-        let head_totals = totals_of(&head, &estimator);
-        self.inner.state.borrow_mut().memo = Some(Memo {
+        let stored = Some((record.replaced, record.digest));
+        let memo = Memo::new(
             format,
-            replaced: Vec::new(),
-            replaced_ids: Vec::new(),
+            Default::default(),
             head,
             head_js,
-            head_totals,
-            stored: Some((record.replaced, record.digest)),
-        });
+            stored,
+            &estimator,
+        );
+        self.inner.state.borrow_mut().memo = Some(memo);
         Ok(())
     }
 }

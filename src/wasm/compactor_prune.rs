@@ -1,4 +1,5 @@
-//! `Compactor.prune`: tool-output pruning on the compactor's identity cache. The costs of the
+//! `Compactor.prune`: tool-output pruning on the compactor's message store, decided by its core
+//! state (`core::compactor::CompactorState::prune`). The costs of the
 //! parts are measured once per message, the pruners run on the cached copies without copying the
 //! history, and a message pruned the same way as in the previous call comes back as the same
 //! object, so pruning before every model call costs little more than reading the array.
@@ -7,8 +8,7 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::compactor::Compactor;
-use super::identity::CachedCosts;
-use crate::core::prune::{self, PruneAction, PruneKind};
+use crate::core::prune::{self, PruneAction};
 use crate::formats::Codec;
 
 #[wasm_bindgen]
@@ -18,46 +18,18 @@ impl Compactor {
     /// caller's objects.
     pub fn prune(&self, messages: JsValue) -> Result<JsValue, JsValue> {
         let mut a = self.inner.analyze(&messages)?;
-        let (supersede, style) = match &self.inner.options.settings.plan.prune {
-            Some(p) => (p.supersede, p.style.at(js_sys::Date::now() as i64)),
-            None => (
-                true,
-                prune::Style::OpenCode(prune::OpenCodeOptions::default()),
-            ),
-        };
-        let mut state = self.inner.state.borrow_mut();
-        state.identity.measure_parts(&a.ids, &a.estimator);
-        let cost = CachedCosts {
-            cache: &state.identity,
-            ids: &a.ids,
-            estimator: &a.estimator,
-        };
-        let actions = prune::order_in_place(&mut a.incoming.messages, supersede, &style, &cost);
-        let mut by_message: Vec<Vec<(usize, PruneKind)>> = vec![Vec::new(); a.ids.len()];
-        for action in &actions {
-            if let Some(list) = by_message.get_mut(action.message) {
-                list.push((action.part, action.kind.clone()));
-            }
-        }
-        // What the previous call made is reused; the rest is exported after the borrow ends
-        // (exporting reads the caller's objects, whose getters may call back into this object).
-        let reused: Vec<Option<Vec<JsValue>>> = by_message
-            .iter()
-            .enumerate()
-            .map(|(i, done)| {
-                let id = a.ids.get(i).copied().unwrap_or(0);
-                let entry = state.identity.get_mut(id)?;
-                entry
-                    .pruned
-                    .as_ref()
-                    .filter(|(made, _)| !done.is_empty() && made == done)
-                    .map(|(_, values)| values.clone())
-            })
-            .collect();
-        drop(state);
+        // Exporting runs after the borrow ends (it reads the caller's objects, whose getters may
+        // call back into this object).
+        let (actions, pruned) = self.inner.state.borrow_mut().prune(
+            &self.inner.options,
+            &mut a.incoming.messages,
+            &a.ids,
+            &a.estimator,
+            js_sys::Date::now() as i64,
+        );
         let out = Array::new();
         let mut made = Vec::new();
-        for (i, (done, reused)) in by_message.into_iter().zip(reused).enumerate() {
+        for (i, (done, reused)) in pruned.into_iter().enumerate() {
             let original = a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
             if done.is_empty() {
                 out.push(&original);
@@ -77,9 +49,7 @@ impl Compactor {
         }
         let mut state = self.inner.state.borrow_mut();
         for (id, done, values) in made {
-            if let Some(e) = state.identity.get_mut(id) {
-                e.pruned = Some((done, values));
-            }
+            state.keep_pruned(id, done, values);
         }
         drop(state);
         self.inner.restore(a);

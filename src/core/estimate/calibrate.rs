@@ -30,6 +30,16 @@ impl Usage {
             .saturating_add(self.cache_write)
     }
 
+    /// `input + cache_read + cache_write` (saturating): the prompt the response was given, what
+    /// self-calibration compares between two responses.
+    pub fn prompt(&self) -> usize {
+        let p = self
+            .input
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write);
+        usize::try_from(p).unwrap_or(usize::MAX)
+    }
+
     /// [`Usage::from_value`], strictly: `INVALID_OPTIONS` at `path` when the value is not an
     /// object with at least one known count, or at `path.key` when a known count is not a whole
     /// number of tokens between 0 and 2^53 (a string, a negative or fractional number, 1e300).

@@ -299,7 +299,7 @@ impl Session {
     /// The expected error of [`Session::tokens`], in tokens: the calibration's expected relative
     /// error times the part of the count that is estimated (the provider's part counts exactly).
     pub fn tokens_error(&self) -> usize {
-        crate::core::estimate::scale(self.view.estimated(), self.view.learned.error())
+        self.view.count().error
     }
 
     /// The budget the trigger is evaluated against: with `safetyMargin: "auto"`, the margin is
@@ -310,11 +310,9 @@ impl Session {
         budget.system_tokens = budget
             .system_tokens
             .saturating_add(self.memory.as_ref().map_or(0, |(_, t)| *t));
-        if self.config.settings.auto_margin {
-            budget.with_auto_margin(self.tokens_error())
-        } else {
-            budget
-        }
+        self.view
+            .count()
+            .budget(budget, self.config.settings.auto_margin)
     }
 
     /// Evaluates the trigger on the live context in O(1). `forced` after a context-limit error.

@@ -7,10 +7,12 @@
 //! their replacement everywhere.
 //!
 //! The view keeps running totals (tokens, turns, non-system messages), so that appending a message
-//! and checking the trigger cost O(1), not O(history).
+//! and checking the trigger cost O(1), not O(history). Its calibrated count and learning from usage
+//! are the core's one rule (`core::count`), shared with the `Compactor`.
 
 use std::collections::HashMap;
 
+use crate::core::count::{learn_growth, Count};
 use crate::core::estimate::{Estimator, KindTokens, Learned, Usage};
 use crate::core::message::{Message, Part, Role};
 use crate::core::prune::{self, PruneKind};
@@ -90,23 +92,24 @@ impl View {
             .or_else(|| message_at(log, item.entry))
     }
 
-    /// The calibrated total: the usage up to the anchor plus the estimates after it, or the sum
-    /// of the estimates; estimates are corrected by what self-calibration learned.
-    pub fn total(&self) -> usize {
+    /// The calibrated count ([`Count`], the one rule both handles use): the usage up to the
+    /// anchor plus the estimates after it, or the estimates alone; estimates are corrected by what
+    /// self-calibration learned.
+    pub fn count(&self) -> Count {
         match &self.anchor {
-            Some(a) => a
-                .measured
-                .saturating_add(self.learned.corrected(&a.after_kinds)),
-            None => self.learned.corrected(&self.by_kind),
+            Some(a) => Count::new(&self.learned, Some(a.measured), &a.after_kinds),
+            None => Count::new(&self.learned, None, &self.by_kind),
         }
+    }
+
+    /// The calibrated total ([`View::count`]).
+    pub fn total(&self) -> usize {
+        self.count().tokens()
     }
 
     /// The part of [`View::total`] that is estimated rather than reported by the provider.
     pub fn estimated(&self) -> usize {
-        match &self.anchor {
-            Some(a) => self.learned.corrected(&a.after_kinds),
-            None => self.learned.corrected(&self.by_kind),
-        }
+        self.count().estimated
     }
 
     /// Adds a message at the end.
@@ -144,18 +147,14 @@ impl View {
     /// Returns true when it learned.
     pub fn record_usage(&mut self, log: &[Entry], usage: &Usage, learn: bool) -> bool {
         let measured = usize::try_from(usage.total()).unwrap_or(usize::MAX);
-        let prompt = usage
-            .input
-            .saturating_add(usage.cache_read)
-            .saturating_add(usage.cache_write);
-        let prompt = usize::try_from(prompt).unwrap_or(usize::MAX);
+        let prompt = usage.prompt();
         let anchor = (0..self.items.len()).rev().find(|&i| {
             self.message(log, i)
                 .is_some_and(|m| m.role == Role::Assistant)
         });
         let mut learned = false;
         if let (true, Some(prev), Some(at)) = (learn, self.anchor, anchor) {
-            if at > prev.item && prompt > prev.prompt {
+            if at > prev.item {
                 let added: KindTokens = self
                     .items
                     .iter()
@@ -163,7 +162,7 @@ impl View {
                     .skip(prev.item)
                     .map(|it| it.kinds)
                     .sum();
-                learned = self.learned.observe(&added, (prompt - prev.prompt) as u64);
+                learned = learn_growth(&mut self.learned, prev.prompt, prompt, &added);
             }
         }
         self.anchor = anchor.map(|item| {

@@ -1,0 +1,306 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! The `Compactor`'s state as a core type (`core::compactor::CompactorState`), natively: the
+//! identity-keyed store reuses what it holds, self-calibration learns from usage, the memo
+//! continues the last automatic compaction, and the calibrated count is the `Session`'s.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use context_compaction::core::compactor::{CompactorState, Totals};
+use context_compaction::core::estimate::{Counter, Estimator, Usage};
+use context_compaction::core::format::Format;
+use context_compaction::core::message::Message;
+use context_compaction::core::options::{parse, Options};
+use context_compaction::core::session::{Config, Session};
+use context_compaction::core::summary::Recognizer;
+use context_compaction::formats::pi::import_message;
+use serde_json::json;
+
+/// A pi history of `turns` turns: a request, one tool call with a result of `size` words, an
+/// answer.
+fn history(turns: usize, size: usize) -> Vec<Message> {
+    let mut out = Vec::new();
+    for t in 0..turns {
+        let id = format!("call-{t}");
+        out.push(json!({"role": "user", "content": [{"type": "text", "text": format!("ask {t} ").repeat(5)}]}));
+        out.push(json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("f{t}")}}]}));
+        out.push(json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": format!("line{t} ").repeat(size)}], "isError": false}));
+        out.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("done {t} ").repeat(5)}]}));
+    }
+    out.iter()
+        .map(|v| import_message(v, "m").unwrap())
+        .collect()
+}
+
+fn options(extra: serde_json::Value) -> Options {
+    let mut o = json!({"contextWindow": 40_000, "summarize": "extractive"});
+    if let (Some(o), Some(extra)) = (o.as_object_mut(), extra.as_object()) {
+        o.extend(extra.clone());
+    }
+    parse(&o).unwrap()
+}
+
+fn estimator() -> Estimator {
+    Estimator::new(Counter::Heuristic)
+}
+
+/// Stores `messages` as the binding does for objects never seen: returns their ids.
+fn store_all<V>(
+    state: &mut CompactorState<V>,
+    messages: &[Message],
+    options: &Options,
+) -> Vec<u32> {
+    let ids: Vec<u32> = messages
+        .iter()
+        .map(|m| state.store.insert(m.clone(), &estimator()))
+        .collect();
+    state
+        .store
+        .settle(&ids, &Recognizer::with(&options.settings.summary));
+    ids
+}
+
+fn session(options: &Options) -> Session {
+    let config = Config {
+        settings: options.settings.clone(),
+        estimator: estimator(),
+        background_tokens: None,
+        calibration: Default::default(),
+        self_calibration: options.self_calibration,
+    };
+    Session::new(config, "s".into(), "pi".into())
+}
+
+fn usage(input: u64) -> Usage {
+    Usage {
+        input,
+        output: 50,
+        ..Usage::default()
+    }
+}
+
+#[test]
+fn identity_reuse_counts_only_new_messages() {
+    let options = options(json!({}));
+    let mut state = CompactorState::<()>::new(&options);
+    let messages = history(6, 40);
+    let first = store_all(&mut state, &messages[..12], &options);
+    let t1 = state.store.totals_of_call(&first);
+    assert_eq!(t1, state.store.totals(&first));
+    // The next call passes the same objects (ids) plus new ones: only the new ones are unknown.
+    let mut next = first.clone();
+    next.extend([0, 0]);
+    assert_eq!(state.store.unknown(&next), vec![12, 13]);
+    let added = store_all(&mut state, &messages[12..14], &options);
+    next.truncate(12);
+    next.extend(added);
+    let t2 = state.store.totals_of_call(&next);
+    assert_eq!(t2, state.store.totals(&next), "incremental = full");
+    assert_eq!(t2, Totals::of(&messages[..14], &estimator()));
+    assert_eq!(t2.last_assistant, Some(13));
+    // A copy handed out for planning is reused by the next call over the same start.
+    let view = state.store.take_messages(&next);
+    assert_eq!(view, messages[..14]);
+    state.store.restore(next.clone(), view);
+    assert_eq!(state.store.take_messages(&next), messages[..14]);
+    // Another format forgets everything; ids are never given twice.
+    assert!(!state.store.adopt_format(Format::Pi));
+    assert!(state.store.adopt_format(Format::AiSdk));
+    assert!(state.store.is_empty());
+    assert_eq!(state.store.unknown(&next).len(), next.len());
+    let again = state.store.insert(messages[0].clone(), &estimator());
+    assert!(!next.contains(&again));
+}
+
+#[test]
+fn the_store_stays_bounded_by_the_recent_calls() {
+    let options = options(json!({}));
+    let mut state = CompactorState::<()>::new(&options);
+    let messages = history(10, 5);
+    for round in 0..20 {
+        let ids = store_all(&mut state, &messages[..10], &options);
+        assert!(state.store.len() <= 2 * 10 + 64, "round {round}");
+        assert_eq!(
+            state.store.totals(&ids).tokens,
+            Totals::of(&messages[..10], &estimator()).tokens
+        );
+    }
+}
+
+#[test]
+fn calibration_learns_from_usage_as_the_session_does() {
+    let options = options(json!({"safetyMargin": "auto"}));
+    let messages = history(12, 200);
+    let mut state = CompactorState::<()>::new(&options);
+    let mut s = session(&options);
+    let cut = [16, 32, 48];
+    let mut from = 0;
+    let mut ids = Vec::new();
+    for (k, &at) in cut.iter().enumerate() {
+        ids.extend(store_all(&mut state, &messages[from..at], &options));
+        s.append(messages[from..at].to_vec());
+        from = at;
+        // The provider counts 30% more than the estimate.
+        let u = usage((Totals::of(&messages[..at], &estimator()).tokens as f64 * 1.3) as u64);
+        let checked = state.check(&options, &ids, Some(&u));
+        s.record_usage(u);
+        assert_eq!(state.learned, *s.calibration(), "after usage {k}");
+        assert_eq!(checked.count.tokens(), s.tokens(), "the same count");
+        assert_eq!(checked.count.error, s.tokens_error(), "the same error");
+        assert_eq!(checked.decision, s.check(false), "the same decision");
+    }
+    assert_eq!(
+        state.learned.samples, 2,
+        "learned from the growth between usages"
+    );
+    assert!(state.learned.factors.tool_results > 1.0);
+    // The same usage given again teaches nothing.
+    let before = state.learned;
+    state.check(&options, &ids, Some(&usage(1)));
+    assert_eq!(state.learned, before);
+    // Without usage the count is the corrected estimate, as the Session's with no anchor.
+    let count = state.count(&messages, &state.store.kinds(&ids), None);
+    assert!(count.tokens() > Totals::of(&messages, &estimator()).tokens);
+    assert_eq!(count.measured, 0);
+}
+
+#[test]
+fn without_self_calibration_nothing_is_learned() {
+    let options = options(json!({"selfCalibration": false}));
+    let messages = history(8, 200);
+    let mut state = CompactorState::<()>::new(&options);
+    let ids = store_all(&mut state, &messages[..16], &options);
+    state.check(&options, &ids, Some(&usage(9000)));
+    let ids = store_all(&mut state, &messages, &options);
+    let c = state.check(&options, &ids, Some(&usage(19000)));
+    assert_eq!(state.learned.samples, 0);
+    assert_eq!(c.count.measured, 19050);
+}
+
+#[test]
+fn the_memo_continues_the_last_automatic_compaction() {
+    let options = options(json!({"contextWindow": 8_000}));
+    let est = estimator();
+    let messages = history(10, 400);
+    let mut state = CompactorState::<&str>::new(&options);
+    let ids: Vec<u32> = messages
+        .iter()
+        .map(|m| state.store.insert(m.clone(), &est))
+        .collect();
+    let kinds = state.store.kinds(&ids);
+    let prepared = state
+        .prepare(&options, &messages, &kinds, None, &est, false)
+        .unwrap();
+    assert!(prepared.decision.should_compact);
+    let quick = state.quick(&options, Format::Pi, &ids);
+    assert!(quick.decision.should_compact && quick.continued.is_none());
+    assert_eq!(quick.count.tokens(), Totals::of(&messages, &est).tokens);
+
+    // Compacted: the first 32 messages replaced by a summary head of one message.
+    let head = vec![Message::text(
+        context_compaction::core::message::Role::User,
+        "summary of the work so far",
+    )];
+    state.remember(
+        Format::Pi,
+        &messages,
+        &ids,
+        None,
+        32,
+        (head.clone(), vec!["head"]),
+        &est,
+    );
+    assert_eq!(state.memo_epoch, 1);
+    let memo = state.memo.as_ref().unwrap();
+    assert_eq!(
+        (memo.replaced.len(), memo.head_values.clone()),
+        (32, vec!["head"])
+    );
+    assert_eq!(memo.record().unwrap().0, 32);
+
+    // The same history (same ids) plus nothing after: no continuation; plus more: continued.
+    assert_eq!(state.continuation(Format::Pi, &ids[..32]), None);
+    assert_eq!(state.continuation(Format::Pi, &ids), Some(32));
+    assert_eq!(
+        state.continuation(Format::AiSdk, &ids),
+        None,
+        "another format"
+    );
+    // A deep-equal copy of the replaced messages continues too.
+    let copy: Vec<u32> = messages
+        .iter()
+        .map(|m| state.store.insert(m.clone(), &est))
+        .collect();
+    assert_eq!(state.continuation(Format::Pi, &copy), Some(32));
+    let q = state.quick(&options, Format::Pi, &copy);
+    assert_eq!(q.continued, Some(32));
+    let continued: Vec<Message> = head.iter().chain(&messages[32..]).cloned().collect();
+    assert_eq!(q.count.tokens(), Totals::of(&continued, &est).tokens);
+    assert!(!q.decision.should_compact, "the head is small");
+    let (m, k) = state
+        .memo
+        .as_ref()
+        .unwrap()
+        .continue_with(32, &messages, &kinds);
+    assert_eq!(m, continued);
+    assert_eq!(k.len(), m.len());
+
+    // A second compaction of the continued history counts in the caller's messages.
+    state.remember(
+        Format::Pi,
+        &messages,
+        &copy,
+        Some((32, 1)),
+        3,
+        (head, vec!["h2"]),
+        &est,
+    );
+    assert_eq!(state.memo.as_ref().unwrap().replaced.len(), 34);
+    // A kept tail starting inside the head leaves no memo.
+    state.remember(
+        Format::Pi,
+        &messages,
+        &copy,
+        Some((32, 1)),
+        0,
+        (Vec::new(), Vec::new()),
+        &est,
+    );
+    assert!(state.memo.is_none());
+    assert_eq!(state.memo_epoch, 3);
+}
+
+#[test]
+fn prune_reuses_a_message_pruned_the_same_way() {
+    let options =
+        options(json!({"prune": {"style": "opencode", "protectTokens": 500, "minimum": 50}}));
+    let est = estimator();
+    let messages = history(8, 300);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages, &options);
+    let mut copy = messages.clone();
+    let (actions, pruned) = state.prune(&options, &mut copy, &ids, &est, 0);
+    assert!(!actions.is_empty(), "old tool outputs pruned");
+    assert_eq!(pruned.len(), messages.len());
+    assert!(
+        pruned.iter().all(|(_, reused)| reused.is_none()),
+        "nothing made before"
+    );
+    let changed: Vec<usize> = (0..pruned.len())
+        .filter(|&i| !pruned[i].0.is_empty())
+        .collect();
+    for &i in &changed {
+        state.keep_pruned(ids[i], pruned[i].0.clone(), vec![format!("exported {i}")]);
+    }
+    let (_, again) = state.prune(&options, &mut messages.clone(), &ids, &est, 0);
+    for (i, (done, reused)) in again.iter().enumerate() {
+        if changed.contains(&i) {
+            assert_eq!(reused.as_deref(), Some(&[format!("exported {i}")][..]));
+        } else {
+            assert!(done.is_empty() && reused.is_none());
+        }
+    }
+}
