@@ -60,6 +60,20 @@ test("past the window every chunk keeps the preset's structure; workstream keeps
   assert.throws(() => new Compactor({ contextWindow: 400_000, chunkChars: "chars", summarize: "extractive" }), (e) => e.code === "INVALID_OPTIONS" && /chunkChars/.test(e.message));
 });
 
+test("on the held-out sessions too, every preset's own prompt is on every request, whole or chunked", async () => {
+  for (const name of ["258c7280-ae70-4798-800f-63464d01a85d.jsonl", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"]) {
+    const { format, history } = importSession(fixtureText(`heldout/claude-code/${name}`), "claude-code");
+    for (const [preset, mark] of Object.entries(MARKS)) {
+      const whole = await requestsOf({ preset, contextWindow: 400_000, format }, history);
+      const pieces = whole.requests.filter((r) => r.purpose !== "turn-prefix");
+      assert.equal(pieces.length, 1, `${name} ${preset}: one request`);
+      const chunked = await requestsOf({ preset, contextWindow: 400_000, format, chunkChars: 40_000 }, history);
+      assert.ok(chunked.requests.filter((r) => r.purpose === "chunk").length >= 2, `${name} ${preset}: chunked`);
+      for (const r of [...whole.requests, ...chunked.requests]) assert.ok(r.prompt.includes(mark), `${name} ${preset} ${r.purpose}`);
+    }
+  }
+});
+
 test("claude-code asks for an analysis then a summary without tools, and keeps only the summary", async () => {
   const { format, history } = pi();
   const requests = [];
