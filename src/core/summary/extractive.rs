@@ -419,7 +419,7 @@ mod tests {
         assert_eq!(budget(3_500, 10_000, 3_000), 3_500);
         let messages = vec![
             Message::text(Role::User, "Fix the parser"),
-            Message::text(Role::Assistant, &"Done. ".repeat(200)),
+            Message::text(Role::Assistant, "Done. ".repeat(200)),
         ];
         let long = |i: usize| {
             format!(
