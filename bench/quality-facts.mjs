@@ -20,7 +20,7 @@
 // the text holds its last two components; any other fact when the text holds the first 40
 // characters of one of its probes (a command's first line; an error's informative lines; a
 // request's or message's first line of at least 12 characters, else its start).
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Compactor, importSession, countTokens } from "../js/node.mjs";
 
@@ -31,13 +31,23 @@ const PROBE = 40;
 const unescape = (s) => String(s).replace(/\\(["\\\/nrt])/g, (_, c) => ({ n: "\n", r: "\r", t: "\t" })[c] ?? c);
 const norm = (s) => String(s).toLowerCase().replaceAll("`", " ").replace(/\s+/g, " ").trim();
 
-/** Every real session the repository holds: `{ name, kind, text }`. */
+/** The two sets of sessions: the tuning set, and the held-out set the targets are stated on. */
+export const SETS = ["held-out", "tuning"];
+
+/**
+ * Every real session the repository holds: `{ name, kind, set, text }`. The tuning set is
+ * tests/fixtures/<kind>/ (the sessions the package was tuned on); the held-out set is
+ * tests/fixtures/heldout/<kind>/ (never tuned on: see its README).
+ */
 export function sessions() {
   const root = fileURLToPath(new URL("../tests/fixtures/", import.meta.url));
   const out = [];
-  for (const kind of ["claude-code", "pi"]) {
-    for (const file of readdirSync(root + kind).filter((f) => f.endsWith(".jsonl")).sort()) {
-      out.push({ name: `${kind}/${file}`, kind, text: readFileSync(`${root}${kind}/${file}`, "utf8") });
+  for (const [set, dir] of [["held-out", "heldout/"], ["tuning", ""]]) {
+    for (const kind of ["claude-code", "pi"]) {
+      if (!existsSync(root + dir + kind)) continue;
+      for (const file of readdirSync(root + dir + kind).filter((f) => f.endsWith(".jsonl")).sort()) {
+        out.push({ name: `${dir}${kind}/${file}`, kind, set, text: readFileSync(`${root}${dir}${kind}/${file}`, "utf8") });
+      }
     }
   }
   return out;
@@ -169,7 +179,7 @@ export async function candidates({ format, messages }, { contextWindow = 200_000
   return { extractive: extractive.summary, digest, request, requests };
 }
 
-/** Scores every candidate on every session: rows of `{ session, what, tokens, recall }`. */
+/** Scores every candidate on every session: rows of `{ session, set, what, tokens, recall }`. */
 export async function evaluate(list = sessions()) {
   const rows = [];
   for (const session of list) {
@@ -177,7 +187,7 @@ export async function evaluate(list = sessions()) {
     if (part.messages.length < 2) continue;
     const facts = extractFacts(part.messages);
     const c = await candidates(part);
-    const add = (what, text) => rows.push({ session: session.name, what, tokens: tokens(text), recall: score(text, facts) });
+    const add = (what, text) => rows.push({ session: session.name, set: session.set, what, tokens: tokens(text), recall: score(text, facts) });
     add("extractive summary", c.extractive);
     add("digest", c.digest);
     add("request sent", c.request);
@@ -186,13 +196,17 @@ export async function evaluate(list = sessions()) {
   return rows;
 }
 
-/** The rows of one candidate summed over sessions: `{ what, sessions, tokens, recall }`. */
+/**
+ * The rows of one candidate summed over sessions: `{ what, sessions, tokens, maxTokens, recall }`
+ * (`maxTokens`: its most tokens on one session).
+ */
 export function totals(rows) {
   const by = new Map();
   for (const r of rows) {
-    const t = by.get(r.what) ?? { what: r.what, sessions: 0, tokens: 0, recall: Object.fromEntries([...KINDS, "all"].map((k) => [k, { total: 0, kept: 0 }])) };
+    const t = by.get(r.what) ?? { what: r.what, sessions: 0, tokens: 0, maxTokens: 0, recall: Object.fromEntries([...KINDS, "all"].map((k) => [k, { total: 0, kept: 0 }])) };
     t.sessions += 1;
     t.tokens += r.tokens;
+    t.maxTokens = Math.max(t.maxTokens, r.tokens);
     for (const k of [...KINDS, "all"]) (t.recall[k].total += r.recall[k].total), (t.recall[k].kept += r.recall[k].kept);
     by.set(r.what, t);
   }
@@ -200,3 +214,26 @@ export function totals(rows) {
 }
 
 export const pct = ({ total, kept: k }) => (total === 0 ? "—" : `${Math.round((1000 * k) / total) / 10}%`);
+
+/**
+ * What falls short of `floor` (bench/quality-floor.json: per set, per candidate, the least recall
+ * of each kind and of `all`, and `maxTokens`, the most tokens on one session): a list of lines,
+ * empty when every floor is met. A kind with no facts in a set is not judged.
+ */
+export function floorFailures(rows, floor) {
+  const failures = [];
+  for (const set of SETS) {
+    for (const t of totals(rows.filter((r) => r.set === set))) {
+      for (const [kind, min] of Object.entries(floor[set]?.[t.what] ?? {})) {
+        if (kind === "maxTokens") {
+          if (t.maxTokens > min) failures.push(`${set} ${t.what}: ${t.maxTokens} tokens on one session > ${min}`);
+          continue;
+        }
+        const r = t.recall[kind];
+        if (r === undefined) failures.push(`${set} ${t.what}: unknown kind ${kind}`);
+        else if (r.total > 0 && r.kept / r.total < min) failures.push(`${set} ${t.what}: ${kind} ${pct(r)} < floor ${min * 100}%`);
+      }
+    }
+  }
+  return failures;
+}

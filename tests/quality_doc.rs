@@ -1,9 +1,12 @@
-//! docs/QUALITY.md states the digest's budget: its numbers are the constants of the digest and of
-//! the pending-task list.
+//! docs/QUALITY.md states the digest's budget and the extractive summary's: its numbers are the
+//! constants of the digest, of the pending-task list and of the extractive summary.
 #![allow(clippy::unwrap_used)]
 
 use context_compaction::core::summary::digest::{
     COMMAND_CHARS, FIRST_COMMANDS, MAX_COMMANDS, MAX_ERRORS, MAX_FILES, MAX_REQUESTS, REQUEST_CHARS,
+};
+use context_compaction::core::summary::extractive::{
+    MAX_TOKENS, MIN_TOKENS, RATIO, SHORT_CHARS, SHORT_ERROR_CHARS, SHORT_MESSAGE_CHARS,
 };
 use context_compaction::core::summary::pending::MAX_PENDING;
 
@@ -26,7 +29,30 @@ fn the_documented_budget_is_the_digests() {
             MAX_REQUESTS - 1
         ),
         format!("{MAX_PENDING} pending tasks"),
+        format!(
+            "at least {MIN_TOKENS} and at most {} tokens",
+            fmt_thousands(MAX_TOKENS)
+        ),
+        format!(
+            "list items cut to their first {SHORT_CHARS} characters, errors to {SHORT_ERROR_CHARS}, the last assistant message to {SHORT_MESSAGE_CHARS}"
+        ),
     ] {
         assert!(doc.contains(&phrase), "docs/QUALITY.md lacks \"{phrase}\"");
     }
+    assert!(
+        RATIO == 10 && doc.contains("a tenth of the tokens it replaces"),
+        "docs/QUALITY.md states the extractive summary's ratio"
+    );
+}
+
+fn fmt_thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

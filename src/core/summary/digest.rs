@@ -51,7 +51,7 @@ pub const COMMAND_CHARS: usize = 160;
 /// Most errors listed.
 pub const MAX_ERRORS: usize = 20;
 /// Most user requests listed.
-pub const MAX_REQUESTS: usize = 60;
+pub const MAX_REQUESTS: usize = 200;
 /// Most characters of a command or error.
 pub const ITEM_CHARS: usize = 200;
 /// Most characters of a user request.

@@ -546,6 +546,7 @@ impl<'e> SummaryJob<'e> {
             previous_summary: self.previous_summary.as_deref(),
             digest: &self.digest,
             max_tokens: self.summary_tokens,
+            replaced_tokens: self.replaced,
             estimate: self.estimate,
         });
         Finished {
