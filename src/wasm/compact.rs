@@ -261,6 +261,7 @@ async fn run(
         extractive,
         reentry: &inner.reentry,
         format: a.incoming.format,
+        conversation: None,
     };
     let Some(done) = execute(
         &exec,

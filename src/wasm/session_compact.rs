@@ -107,6 +107,7 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
         reentry: &inner.reentry,
         // A memory request sends no conversation.
         format: Format::AiSdk,
+        conversation: None,
     };
     let call = call_options(options);
     let max = inner.options.settings.plan.summary_tokens;
@@ -158,6 +159,15 @@ fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsV
     Ok(result)
 }
 
+/// The session's rendered messages for `options` (a continuing request's conversation); `None`
+/// when they cannot be rendered (the request then carries the stored messages).
+fn seen_conversation(inner: &Inner, options: &JsValue) -> Option<Array> {
+    let rendered = inner.render(options).ok()?;
+    Reflect::get(&rendered, &JsValue::from_str("messages"))
+        .ok()
+        .map(JsCast::unchecked_into)
+}
+
 /// One compaction (the running marker is installed by the caller and finished here).
 async fn run(
     inner: Rc<Inner>,
@@ -189,6 +199,9 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         let originals = snapshot_originals(inner, &mut state, &snapshot, format);
         (snapshot, originals, format, budget)
     };
+    // The conversation as the model last saw it: the context as `render()`/`prepare()` give it
+    // (pruned parts replaced, cache markers placed by the call's render options).
+    let seen = seen_conversation(inner, options);
     // The budget the session's check uses (the margin of `safetyMargin: "auto"` included).
     let mut settings = inner.options.settings.clone();
     settings.budget = budget;
@@ -243,6 +256,7 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
             extractive,
             reentry: &inner.reentry,
             format,
+            conversation: seen.as_ref(),
         };
         let (messages, originals, plan, call) = (&snapshot.messages, &originals, &plan, &call);
         async move {

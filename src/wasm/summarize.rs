@@ -42,6 +42,9 @@ pub struct Exec<'a> {
     pub reentry: &'a Reentry,
     /// The format of the caller's messages (a continuing request's conversation is in it).
     pub format: Format,
+    /// The conversation as the model last saw it, when that is not `all` (a `Session`'s
+    /// rendered context: pruned parts replaced, cache markers placed).
+    pub conversation: Option<&'a Array>,
 }
 
 /// The result of [`execute`].
@@ -522,7 +525,8 @@ pub async fn execute(
                 exec.state
                     .and_then(crate::core::session::workstream::render),
             );
-            let continuing = Continuing::of(exec.options, all, exec.format, tokens_before);
+            let seen = exec.conversation.unwrap_or(all);
+            let continuing = Continuing::of(exec.options, seen, exec.format, tokens_before);
             loop {
                 let pieces = job.next();
                 if pieces.is_empty() {
