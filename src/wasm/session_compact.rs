@@ -27,6 +27,7 @@ use crate::core::plan::Disposition;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, workstream, Outcome, Pressure};
+use crate::core::summary::SummaryMode;
 use crate::formats::{Codec, Format};
 
 /// A promise with its resolve function: marks a running compaction.
@@ -199,9 +200,12 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         let originals = snapshot_originals(inner, &mut state, &snapshot, format);
         (snapshot, originals, format, budget)
     };
-    // The conversation as the model last saw it: the context as `render()`/`prepare()` give it
-    // (pruned parts replaced, cache markers placed by the call's render options).
-    let seen = seen_conversation(inner, options);
+    // The conversation as the model last saw it, for a continuing request: the context as
+    // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed by the call's
+    // render options).
+    let seen = (inner.options.settings.summary_mode == SummaryMode::Continue)
+        .then(|| seen_conversation(inner, options))
+        .flatten();
     // The budget the session's check uses (the margin of `safetyMargin: "auto"` included).
     let mut settings = inner.options.settings.clone();
     settings.budget = budget;
