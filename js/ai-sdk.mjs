@@ -2,7 +2,11 @@
 // `generateText` / `streamText` call through the wrapped model has its prompt compacted by a
 // `Compactor` first. The Compactor carries the decisions (trigger, cut, summary, continuation of
 // its last compaction, so that a growing history is summarized once); this file only adapts the
-// AI SDK's call shapes. The build turns it into CommonJS for the Node entry (`pkg/node/ai-sdk.cjs`).
+// AI SDK's call shapes. Without a `summarize` of the user's, the wrapped model writes the summary
+// itself: the same model as the conversation, so the request continues the conversation (the
+// call's own prompt, tools and settings, then the instruction) and its prefix is read from the
+// provider's prompt cache (docs/cost.md). The build turns it into CommonJS for the Node entry
+// (`pkg/node/ai-sdk.cjs`).
 
 // A message the Compactor built (a summary, a changed message) in the shape a provider prompt
 // (`LanguageModelV3Prompt`) requires: parts arrays outside system messages, images as file parts.
@@ -53,6 +57,30 @@ function perConversation(config, options, single) {
   };
 }
 
+const textOf = (result) =>
+  (result?.content ?? [])
+    .filter((part) => part?.type === "text")
+    .map((part) => part.text)
+    .join("");
+
+// The summarizer of a middleware given no `summarize`: the wrapped model of the call that compacts
+// (`current()`). A continuing request is that call with its prompt replaced by the conversation
+// the model last saw and the instruction: tools, tool choice and provider options stay, so the
+// prefix is the one the provider cached; a transcript request (a piece that is not the whole
+// history, or a conversation that no longer fits) is the summarizer's system prompt and prompt.
+function sameModelSummarizer(current) {
+  return async (request) => {
+    const { model, params } = current();
+    const user = (text) => ({ role: "user", content: [{ type: "text", text }] });
+    const settings = { maxOutputTokens: request.maxTokens, abortSignal: request.signal };
+    const call =
+      request.mode === "continue"
+        ? { ...params, ...settings, prompt: [...promptOf(params.prompt, request.conversation), user(request.instruction)] }
+        : { ...settings, prompt: [{ role: "system", content: request.system }, user(request.prompt)] };
+    return textOf(await model.doGenerate(call));
+  };
+}
+
 export function makeCompactionMiddleware(Compactor, isContextOverflowError, CompactionError) {
   const checkOptions = (options) => {
     if (options === null || typeof options !== "object" || Array.isArray(options)) {
@@ -72,7 +100,32 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError, Comp
     if (!(compactor instanceof Compactor) && typeof compactor?.conversationId === "function") {
       return perConversation(compactor, options, compactionMiddleware);
     }
-    const c = compactor instanceof Compactor ? compactor : new Compactor(compactor);
+    // No summarizer of the user's: the wrapped model continues the conversation (unless the
+    // options choose the transcript). The call that compacts is `current`; one compaction runs at
+    // a time, so a summary is always written by the call that asked for it.
+    const sameModel = !(compactor instanceof Compactor) && compactor?.summarize === undefined;
+    let current = null;
+    let turn = Promise.resolve();
+    const c =
+      compactor instanceof Compactor
+        ? compactor
+        : new Compactor(
+            sameModel
+              ? { summaryMode: "continue", ...compactor, summarize: sameModelSummarizer(() => current) }
+              : compactor,
+          );
+    const asCall = (model, params, run) => {
+      if (!sameModel) return run();
+      const mine = turn.then(() => {
+        current = { model, params };
+        return run();
+      });
+      turn = mine.then(
+        () => undefined,
+        () => undefined,
+      );
+      return mine;
+    };
     const recover = options.recoverOverflow !== false;
     // The provider's usage of the last response: the next call's prompt ends with that response,
     // so `check` anchors it there and the Compactor calibrates its estimate from it (see
@@ -104,7 +157,8 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError, Comp
       );
       return { ...result, stream };
     };
-    const compact = async (params, force) => {
+    const compact = (model, params, force) => asCall(model, params, () => compactNow(params, force));
+    const compactNow = async (params, force) => {
       const prompt = params.prompt;
       const call = params.abortSignal ? { signal: params.abortSignal } : {};
       const out = force
@@ -128,7 +182,7 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError, Comp
         if (!recover || !isContextOverflowError(error)) throw error;
         let again;
         try {
-          again = await compact(params, true);
+          again = await compact(model, params, true);
         } catch {
           throw error; // nothing could be removed: the provider's error says the most
         }
@@ -137,9 +191,9 @@ export function makeCompactionMiddleware(Compactor, isContextOverflowError, Comp
     };
     return {
       specificationVersion: "v3",
-      transformParams: async ({ params }) => {
+      transformParams: async ({ params, model }) => {
         learn(params.prompt);
-        return compact(params, false);
+        return compact(model, params, false);
       },
       wrapGenerate: retrying("generate"),
       wrapStream: retrying("stream"),

@@ -123,6 +123,13 @@ export interface CompactionMiddleware {
  * calls continue from the compactor's last compaction. Kept messages, and any binary content in
  * them, are passed on as they were.
  *
+ * Without a `summarize` in the options, the wrapped model writes the summary itself: the same
+ * model, so the request continues the conversation (the call's own prompt, tools and settings, then
+ * the summary instruction; `summaryMode: "continue"` unless the options say otherwise) and its
+ * prefix is read from the provider's prompt cache. A request that would not fit the window, or a
+ * piece that is not the whole history, goes to the same model as the transcript prompt. Give
+ * `summarize` (with `summaryMode: "transcript"`) to summarize with a different, cheaper model.
+ *
  * @param compactor A `Compactor`, or the options to make one (its `summarize` receives provider
  *   prompt messages).
  * @param options See {@link CompactionMiddlewareOptions}.

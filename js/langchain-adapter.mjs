@@ -3,8 +3,11 @@
 // changed message (a pruned tool output) comes back from the core in LangChain's plain form and is
 // made a real message here (`coerceMessageLikeToMessage`). No policy lives here: the cut, the
 // summary and the trim are the core's; the middleware only writes LangChain's `trigger` and `keep`
-// as the package's options with the same meaning. The build turns this file into CommonJS for the
-// Node entry.
+// as the package's options with the same meaning. Given neither `model` nor `summarize`, the
+// middleware summarizes with the agent's own model: it compacts in `wrapModelCall`, where the
+// model call is at hand, and a continuing summary request is that call (the agent's system prompt
+// and tools) with the conversation the model last saw and the instruction (docs/cost.md). The
+// build turns this file into CommonJS for the Node entry.
 
 // LangChain's `trigger` sizes (`{ fraction | tokens | messages }`, several keys all required, an
 // array of them any one) as the package's trigger, with summarizationMiddleware's comparisons:
@@ -106,21 +109,45 @@ export function makeLangChain(cc, lc, agents) {
       throw new cc.CompactionError("compactionMiddleware needs the `langchain` package (createAgent): npm install langchain", "INVALID_OPTIONS");
     }
     const { model, trigger, keep, summaryPrompt, ...rest } = options ?? {};
+    // No summarizer named: the agent's model writes the summary, continuing the conversation.
+    const sameModel = model === undefined && rest.summarize === undefined;
+    let current = null;
+    let turn = Promise.resolve();
+    // One compaction at a time, each with its own model call (`current`).
+    const serialized = (call, run) => {
+      const mine = turn.then(() => {
+        current = call;
+        return run();
+      });
+      turn = mine.then(
+        () => undefined,
+        () => undefined,
+      );
+      return mine;
+    };
+    const agentSummarize = async (req) => {
+      const { request, handler } = current;
+      if (req.mode === "continue") {
+        const messages = [...toBaseMessages(req.conversation), new lc.HumanMessage(req.instruction)];
+        return textOf(await handler({ ...request, messages }));
+      }
+      const { systemPrompt, ...call } = request;
+      const messages = [new lc.HumanMessage(req.prompt)];
+      return textOf(await handler({ ...call, systemMessage: new lc.SystemMessage(req.system), messages, tools: [] }));
+    };
     let chat;
     const chatModel = async () => {
       chat ??= typeof model === "string" ? await agents.initChatModel(model) : model;
       return chat;
     };
-    const summarize =
-      rest.summarize ??
-      (model === undefined
-        ? undefined
-        : async (req) => {
-            const m = await chatModel();
-            const system = summaryPrompt ?? req.system;
-            const answer = await m.invoke([new lc.SystemMessage(system), new lc.HumanMessage(req.prompt)], { signal: req.signal });
-            return textOf(answer);
-          });
+    // A chat model of the user's (`model`) summarizes from the transcript, under `summaryPrompt`.
+    const otherModel = async (req) => {
+      const m = await chatModel();
+      const system = summaryPrompt ?? req.system;
+      const answer = await m.invoke([new lc.SystemMessage(system), new lc.HumanMessage(req.prompt)], { signal: req.signal });
+      return textOf(answer);
+    };
+    const summarize = sameModel ? agentSummarize : (rest.summarize ?? otherModel);
     // The window: given, or the chat model's profile (for a "provider:model" name, the profile of
     // the model initChatModel makes, read at the first call, when a fraction needs it), or the
     // model table by the model's name.
@@ -132,6 +159,7 @@ export function makeLangChain(cc, lc, agents) {
     const setup = (contextWindow) => {
       const modelName = contextWindow === undefined && typeof model === "string" ? model.split(":").pop() : undefined;
       const settings = {
+        ...(sameModel ? { summaryMode: "continue" } : {}),
         ...compactorRest,
         ...(turnBoundary === undefined ? {} : { turnBoundary }),
         ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -178,6 +206,19 @@ export function makeLangChain(cc, lc, agents) {
       return c;
     };
     if (make && typeof conversationId !== "function") single = make(conversationId);
+    if (sameModel) {
+      // The agent's state keeps its messages; the model is sent the compacted ones, and the
+      // Compactor continues from its last compaction as the history grows.
+      return agents.createMiddleware({
+        name: "CompactionMiddleware",
+        wrapModelCall: async (request, handler) => {
+          await ready();
+          const c = compactorFor(request.state, request.runtime);
+          const out = await serialized({ request, handler }, () => c.maybeCompact(request.messages));
+          return handler(out === request.messages ? request : { ...request, messages: out });
+        },
+      });
+    }
     return agents.createMiddleware({
       name: "CompactionMiddleware",
       beforeModel: async (state, runtime) => {

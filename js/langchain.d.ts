@@ -100,7 +100,10 @@ export interface SummaryChatModel {
 /**
  * Options of {@link compactionMiddleware}: LangChain's `summarizationMiddleware` names (`model`,
  * `trigger`, `keep`, `summaryPrompt`) next to every `Compactor` option. Give `model` (a chat model,
- * or a `"provider:model"` name for `initChatModel`) or `summarize`.
+ * or a `"provider:model"` name for `initChatModel`) or `summarize` to summarize a transcript with
+ * another model; give neither and the agent's own model writes the summary in the model call,
+ * continuing the conversation under the agent's system prompt and tools (`summaryMode:
+ * "continue"` by default; give `contextWindow`).
  */
 export interface CompactionMiddlewareOptions extends Omit<Partial<CompactorOptions<BaseMessage>>, "model" | "trigger" | "conversationId"> {
   /**

@@ -41,8 +41,17 @@ fn trigger_thresholds_match_the_table() {
     assert_eq!(fires_at(Preset::OpenCode, w, 8_000), Some(w - 8_000 + 1));
     assert_eq!(
         fires_at(Preset::ClaudeCode, w, 32_000),
-        Some(w - 13_000),
-        "claude-code: about window − 13,000"
+        Some(w - 33_000),
+        "claude-code: window − min(output, 20,000) − 13,000 (167,000 at 200k)"
+    );
+    assert_eq!(
+        fires_at(Preset::ClaudeCode, w, 8_192),
+        Some(w - 8_192 - 13_000)
+    );
+    assert_eq!(
+        Preset::ClaudeCode.settings(w, 32_000).plan.summary_tokens,
+        20_000,
+        "claude-code: the answer gets the 20,000 tokens reserved for it"
     );
     assert_eq!(
         fires_at(Preset::AnthropicApi, w, 32_000),
@@ -249,5 +258,42 @@ fn seed_defaults_window_fallbacks_and_backoff() {
         } else {
             assert_eq!(s.rollup_tokens, s.plan.summary_tokens, "{}", p.as_str());
         }
+    }
+}
+
+/// At its trigger, claude-code's continuing request (the conversation, the instruction and the
+/// answer's budget) fits the window, so the preset continues the conversation as the agent does
+/// (with the old 13,000-token reserve and a 13,107-token answer it never could).
+#[test]
+fn claude_code_continues_at_its_trigger() {
+    use context_compaction::core::summary::continuation::{instruction, request_mode, SummaryMode};
+    for (w, out) in [
+        (200_000, 32_000),
+        (200_000, 64_000),
+        (1_000_000, 32_000),
+        (64_000, 8_000),
+    ] {
+        let s = Preset::ClaudeCode.settings(w, out);
+        let at = fires_at(Preset::ClaudeCode, w, out).unwrap();
+        let text = instruction(
+            &s.templates,
+            true,
+            Some("keep the file names"),
+            s.plan.summary_tokens,
+            2,
+        );
+        // The trigger fires between two requests: the conversation may pass it by one answer.
+        let overshoot = 2_000;
+        let mode = request_mode(
+            s.summary_mode,
+            true,
+            s.budget.context_window,
+            s.budget.system_tokens,
+            at + overshoot,
+            // At most a token per 3 bytes: more than any tokenizer counts for English.
+            text.len().div_ceil(3),
+            s.plan.summary_tokens,
+        );
+        assert_eq!(mode, SummaryMode::Continue, "claude-code {w} {out}");
     }
 }

@@ -234,18 +234,24 @@ fn opencode_above_window_minus_capped_output() {
 }
 
 #[test]
-fn claude_code_window_minus_13k() {
-    assert_eq!(claude_code_threshold(200_000), 187_000);
-    check("claude-code", &preset_claude_code(200_000), 187_000, |t| {
-        t >= claude_code_threshold(200_000)
-    });
-    for &w in WINDOWS.iter().filter(|&&w| w > CLAUDE_CODE_BUFFER) {
-        check(
-            &format!("claude-code {w}"),
-            &preset_claude_code(w),
-            w - 13_000,
-            |t| t >= claude_code_threshold(w),
-        );
+fn claude_code_window_minus_output_and_13k() {
+    assert_eq!(claude_code_threshold(200_000, 32_000), 167_000);
+    check(
+        "claude-code",
+        &preset_claude_code(200_000, 32_000),
+        167_000,
+        |t| t >= claude_code_threshold(200_000, 32_000),
+    );
+    for out in [4_096, 8_192, 20_000, 32_000, 64_000] {
+        let reserve = out.min(CLAUDE_CODE_SUMMARY_OUTPUT) + CLAUDE_CODE_BUFFER;
+        for &w in WINDOWS.iter().filter(|&&w| w > reserve) {
+            check(
+                &format!("claude-code {w} {out}"),
+                &preset_claude_code(w, out),
+                w - reserve,
+                |t| t >= claude_code_threshold(w, out),
+            );
+        }
     }
 }
 

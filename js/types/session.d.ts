@@ -1,7 +1,7 @@
 // The `Session` class (src/wasm/session.rs; `Session.open` is declared by js/index.d.ts), its
 // options and what its calls return.
 import type { CompactCallOptions, CompactorOptions, MessageFormat, WorkstreamState } from "./options.js";
-import type { Calibration, CheckResult, CompactResult, TokenUsage } from "./results.js";
+import type { Calibration, CheckResult, CompactResult, PlanPreview, TokenUsage } from "./results.js";
 
 /** Options of a `Session`: every `Compactor` option, plus the session's own. */
 export interface SessionOptions<M = object> extends Omit<CompactorOptions<M>, "store" | "conversationId" | "leaseMs" | "compactionWaitMs" | "holder"> {
@@ -150,6 +150,12 @@ export declare class Session<M extends object = object> {
   check(): SessionCheck;
   /** The live context, with cache points. No model call. */
   render(options?: RenderOptions): RenderResult<M>;
+  /**
+   * What compacting now would do, as `Compactor.plan()` reports it (`cost` included), over the live
+   * context (indices refer to `render().messages` without the memory block). No model call, no
+   * change.
+   */
+  plan(): PlanPreview;
   /**
    * Compacts now (waits for a compaction already running). Messages appended while the summary is
    * written stay after it; rejects with `CONFLICT` if the log changed otherwise, changing nothing.

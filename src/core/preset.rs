@@ -222,11 +222,13 @@ impl Preset {
                 });
             }
             Preset::ClaudeCode => {
-                // about window − 13,000; everything is summarized; old tool results cleared keeping
-                // the last 5 (its skill tool is `Skill`).
-                let (t, b) = trigger::preset_claude_code(w);
+                // window − min(max output, 20,000) − 13,000 (167,000 at 200k), the answer's budget
+                // being that reserved output; everything is summarized; old tool results cleared
+                // keeping the last 5 (its skill tool is `Skill`).
+                let (t, b) = trigger::preset_claude_code(w, max_output);
                 s.trigger = t;
                 s.budget = b;
+                s.plan.summary_tokens = trigger::claude_code_summary_output(max_output);
                 s.plan.strategy = Strategy::TokenBudget { max: 0 };
                 s.plan.boundary = TurnBoundary::Snap;
                 let clear = ClearToolUsesOptions {

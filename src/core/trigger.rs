@@ -340,8 +340,17 @@ fn join(results: &[(bool, String)], sep: &str) -> String {
 /// OpenCode's cap on the output reserve (its `OUTPUT_TOKEN_MAX`).
 pub const OPENCODE_OUTPUT_CAP: usize = 32_000;
 
-/// Claude Code's distance from the window.
+/// Claude Code's buffer below its effective window (`AUTOCOMPACT_BUFFER_TOKENS`).
 pub const CLAUDE_CODE_BUFFER: usize = 13_000;
+
+/// Claude Code's cap on the room it keeps for the summary's answer (`MAX_OUTPUT_TOKENS_FOR_SUMMARY`):
+/// the effective window is the window less `min(model's max output, 20,000)`.
+pub const CLAUDE_CODE_SUMMARY_OUTPUT: usize = 20_000;
+
+/// The room Claude Code keeps for the summary's answer with a model of `max_output` tokens.
+pub fn claude_code_summary_output(max_output: usize) -> usize {
+    max_output.min(CLAUDE_CODE_SUMMARY_OUTPUT)
+}
 
 /// Seed 001 as a trigger: `AllOf[Fraction(percent), Messages(keep_last)]` over a budget whose
 /// reserve, safety and system tokens are the seed's. The seed counts messages with the system
@@ -419,10 +428,11 @@ pub fn preset_opencode(window: usize, max_output: usize) -> (Trigger, Budget) {
     (Trigger::FractionAbove(1.0), budget)
 }
 
-/// Claude Code as a trigger: `Fraction(1.0)` over a budget reserving 13,000 tokens.
-pub fn preset_claude_code(window: usize) -> (Trigger, Budget) {
+/// Claude Code as a trigger: `Fraction(1.0)` over a budget reserving the summary's answer
+/// (`min(max_output, 20,000)`) plus the 13,000-token buffer: `window − 33,000` for most models.
+pub fn preset_claude_code(window: usize, max_output: usize) -> (Trigger, Budget) {
     let budget = Budget {
-        reserve_tokens: CLAUDE_CODE_BUFFER,
+        reserve_tokens: claude_code_summary_output(max_output) + CLAUDE_CODE_BUFFER,
         ..Budget::new(window)
     };
     (Trigger::Fraction(1.0), budget)

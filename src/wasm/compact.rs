@@ -135,6 +135,7 @@ pub async fn compact(
         format: a.incoming.format,
         call: &call,
         state: None,
+        conversation: None,
         tokens_before,
     };
     match run(job, &host, &cx).await? {

@@ -55,7 +55,8 @@ fn usage_of(options: &JsValue) -> Result<Option<Usage>, JsValue> {
     throw(Usage::parse(&json, "usage")).map(Some)
 }
 
-fn plan_json(plan: &Plan, prepared: &Prepared) -> Value {
+/// A plan as `plan()` reports it (a `Compactor`'s and a `Session`'s), without `cost`.
+pub fn plan_json(plan: &Plan, prepared: &Prepared) -> Value {
     let of = |d: Disposition| plan.indices(d);
     let escalations: Vec<Value> = plan
         .escalations

@@ -1,4 +1,4 @@
-//! The `cost` field of `plan()`: the core's forecast of a compaction's cost in each request mode,
+//! The `cost` field of `plan()` (a `Compactor`'s and a `Session`'s): the core's forecast of a compaction's cost in each request mode,
 //! as a plain JSON value (see `docs/cost.md`).
 
 use serde_json::{json, Value};
@@ -6,7 +6,9 @@ use serde_json::{json, Value};
 use super::analyze::{Analyzed, Inner};
 use crate::core::cost::{forecast, ModeCost};
 use crate::core::driver::next_round;
+use crate::core::message::Message;
 use crate::core::plan::Plan;
+use crate::core::settings::Settings;
 
 fn mode_json(m: &ModeCost) -> Value {
     json!({
@@ -31,16 +33,28 @@ pub fn cost_json(inner: &Inner, a: &Analyzed, plan: &Plan) -> Value {
             .and_then(|m| inner.recognizer.round(&m.plain_text()))
     });
     let round = next_round(previous, inner.state.borrow().pipeline.compactions());
-    let settings = &inner.options.settings;
     let count = |t: &str| a.estimator.counter.count(t);
-    match forecast(
-        settings,
+    forecast_json(
+        &inner.options.settings,
         messages,
         &a.estimate.per_message,
         plan,
         round,
         &count,
-    ) {
+    )
+}
+
+/// The cost of compacting `messages` (of `tokens` each) by `plan` into round `round`, as `plan()`
+/// reports it (a `Compactor`'s or a `Session`'s); `count` estimates a text's tokens.
+pub fn forecast_json(
+    settings: &Settings,
+    messages: &[Message],
+    tokens: &[usize],
+    plan: &Plan,
+    round: u32,
+    count: &dyn Fn(&str) -> usize,
+) -> Value {
+    match forecast(settings, messages, tokens, plan, round, count) {
         Ok(c) => json!({
             "provider": c.provider.as_str(),
             "mode": settings.summary_mode.as_str(),

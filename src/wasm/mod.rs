@@ -24,6 +24,7 @@ pub mod runner;
 pub mod session;
 pub mod session_compact;
 pub mod session_file;
+pub mod session_plan;
 pub mod session_store;
 pub mod tokens;
 pub mod types;

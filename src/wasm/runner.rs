@@ -57,6 +57,9 @@ pub struct Context<'a> {
     pub call: &'a CallOptions,
     /// The workstream state so far, shown to the summarizer as `request.state`.
     pub state: Option<&'a serde_json::Value>,
+    /// The conversation as the model last saw it, when that is not `all` (a `Session`'s
+    /// rendered context: pruned parts replaced, cache markers placed).
+    pub conversation: Option<&'a Array>,
     /// The tokens of the context (a continuing request's conversation has them).
     pub tokens_before: usize,
 }
@@ -141,7 +144,12 @@ pub async fn run(mut job: Job<'_>, host: &impl Host, cx: &Context<'_>) -> Result
                     return Err(error_to_js(&error, None));
                 };
                 let continuing = continuing.get_or_insert_with(|| {
-                    Continuing::of(cx.options, cx.all, cx.format, cx.tokens_before)
+                    Continuing::of(
+                        cx.options,
+                        cx.conversation.unwrap_or(cx.all),
+                        cx.format,
+                        cx.tokens_before,
+                    )
                 });
                 let request = request_object(cx, &request, continuing.as_ref());
                 let pending = attempt(

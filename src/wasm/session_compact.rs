@@ -27,6 +27,7 @@ use crate::core::plan::Plan;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, Outcome, Pressure, Snapshot};
+use crate::core::summary::SummaryMode;
 use crate::formats::{Codec, Format};
 use std::cell::RefMut;
 
@@ -138,6 +139,15 @@ fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsV
     Ok(result)
 }
 
+/// The session's rendered messages for `options` (a continuing request's conversation); `None`
+/// when they cannot be rendered (the request then carries the stored messages).
+fn seen_conversation(inner: &Inner, options: &JsValue) -> Option<Array> {
+    let rendered = inner.render(options).ok()?;
+    Reflect::get(&rendered, &JsValue::from_str("messages"))
+        .ok()
+        .map(JsCast::unchecked_into)
+}
+
 /// One compaction (the running marker is installed by the caller and finished here).
 async fn run(
     inner: Rc<Inner>,
@@ -169,6 +179,12 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         let originals = snapshot_originals(inner, &mut state, &snapshot, format);
         (snapshot, originals, format, budget)
     };
+    // The conversation as the model last saw it, for a continuing request: the context as
+    // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed by the call's
+    // render options).
+    let seen = (inner.options.settings.summary_mode == SummaryMode::Continue)
+        .then(|| seen_conversation(inner, options))
+        .flatten();
     // The budget the session's check uses (the margin of `safetyMargin: "auto"` included).
     let mut settings = inner.options.settings.clone();
     settings.budget = budget;
@@ -228,6 +244,7 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         format,
         call: &call,
         state: previous_state.as_ref(),
+        conversation: seen.as_ref(),
         tokens_before,
     };
     match run_job(job, &host, &cx).await? {

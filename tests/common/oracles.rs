@@ -86,7 +86,10 @@ pub fn opencode_should_compact(tokens: usize, window: usize, max_output: usize) 
     tokens > window.saturating_sub(OPENCODE_OUTPUT_CAP.min(max_output))
 }
 
-/// Claude Code: compacts at about `window − 13,000` (read as `tokens >= window − 13,000`).
-pub fn claude_code_threshold(window: usize) -> usize {
-    window.saturating_sub(CLAUDE_CODE_BUFFER)
+/// Claude Code: compacts at `tokens >= window − min(max_output, 20,000) − 13,000` (its
+/// `autoCompact.ts`: the effective window less the buffer).
+pub fn claude_code_threshold(window: usize, max_output: usize) -> usize {
+    window
+        .saturating_sub(max_output.min(20_000))
+        .saturating_sub(CLAUDE_CODE_BUFFER)
 }

@@ -310,3 +310,65 @@ test("middleware options: a misspelt or mistyped option is INVALID_OPTIONS namin
   assert.throws(() => compactionMiddleware(base, null), (e) => e.code === "INVALID_OPTIONS");
   assert.equal(compactionMiddleware(base, { recoverOverflow: false }).specificationVersion, "v3");
 });
+
+test("middleware without a summarize: the wrapped model continues the conversation, its prefix as the last request sent it", async () => {
+  const calls = [];
+  const reply = (text) => ({ content: [{ type: "text", text }], finishReason: stop, usage, warnings: [] });
+  const base = new MockLanguageModelV3({
+    doGenerate: async (params) => {
+      calls.push(params);
+      const last = params.prompt.at(-1);
+      const asked = last.role === "user" && last.content.some((p) => p.type === "text" && p.text.startsWith("Stop working on the task"));
+      return reply(asked ? "SUMMARY: the user asked about files 0 to 39." : "ok");
+    },
+  });
+  const model = wrapLanguageModel({ model: base, middleware: compactionMiddleware({ contextWindow: 8_000, reserveTokens: 3_000, summaryTokens: 1_000, keepRecentTokens: 500 }) });
+  const tools = { read: tool({ description: "Read a file", inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string" } } }) }) };
+  const messages = [];
+  const ask = async (text) => {
+    messages.push({ role: "user", content: text });
+    const r = await generateText({ model, system: SYSTEM, tools, messages });
+    messages.push({ role: "assistant", content: r.text });
+  };
+  let asks = 0;
+  while (calls.length === asks && asks < 80) {
+    await ask(`Tell me about file ${asks}: ${"details ".repeat(60)}`);
+    asks += 1;
+  }
+  assert.ok(calls.length > asks, "a compaction happened");
+  // The last call compacted: the summary request, then the call itself.
+  const [previous, summaryCall, main] = calls.slice(-3);
+  const sent = summaryCall.prompt;
+  // The prefix is byte-identical to the previous request, and the call's tools go with it.
+  assert.equal(JSON.stringify(sent.slice(0, previous.prompt.length)), JSON.stringify(previous.prompt));
+  assert.equal(JSON.stringify(summaryCall.tools), JSON.stringify(previous.tools));
+  assert.equal(sent[0].role, "system");
+  // Then what came since (the answer and the new question), then the instruction.
+  assert.equal(sent.length, previous.prompt.length + 3);
+  assert.match(sent.at(-1).content[0].text, /^Stop working on the task/);
+  assert.equal(summaryCall.maxOutputTokens > 0, true);
+  assert.ok(main.prompt.length < sent.length - 1, "the call itself sent the compacted prompt");
+  assert.match(JSON.stringify(main.prompt), /SUMMARY: the user asked about files/);
+});
+
+test("middleware with summarize and summaryMode transcript: the other model gets the transcript prompt", async () => {
+  const requests = [];
+  const base = new MockLanguageModelV3({
+    doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: stop, usage, warnings: [] }),
+  });
+  const middleware = compactionMiddleware({
+    contextWindow: 8_000,
+    reserveTokens: 2_500,
+    keepRecentTokens: 500,
+    summaryMode: "transcript",
+    summarize: (r) => (requests.push(r), "SUMMARY"),
+  });
+  const model = wrapLanguageModel({ model: base, middleware });
+  const messages = Array.from({ length: 40 }, (_, k) => ({ role: k % 2 ? "assistant" : "user", content: `message ${k} ${"words ".repeat(300)}` }));
+  messages.push({ role: "user", content: "go on" });
+  await generateText({ model, system: SYSTEM, messages });
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].mode, "transcript");
+  assert.equal(requests[0].conversation, undefined);
+  assert.ok(requests[0].prompt.includes("message 0"));
+});

@@ -201,7 +201,7 @@ test("inspect prints a readable report", () => {
 test("inspect shows what a compaction now costs in each summary request mode", () => {
   const r = run(["inspect", "--preset", "claude-code", fixturePath("claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")]);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^  cost +continue ~[\d,]+ \([\d,]+ read, 0 written, [\d,]+ fresh\), transcript ~[\d,]+ \(0 read, 0 written, [\d,]+ fresh\) input-token equivalents at anthropic's cache rules; output budget 13,107; continue by default$/m);
+  assert.match(r.stdout, /^  cost +continue ~[\d,]+ \([\d,]+ read, 0 written, [\d,]+ fresh\), transcript ~[\d,]+ \(0 read, 0 written, [\d,]+ fresh\) input-token equivalents at anthropic's cache rules; output budget 20,000; continue by default$/m);
 });
 
 test("inspect reads JSON message arrays of every format, and stdin", () => {

@@ -2,7 +2,8 @@
 // on a real Claude Code session, the `history` request carries `mode: "continue"`, the caller's
 // own messages as `conversation` and the `instruction` to send after them; `summaryMode:
 // "transcript"` and a conversation that would not fit the window give the transcript request; a
-// Session's request has the same shape as a Compactor's.
+// Session's request has the same shape as a Compactor's, its conversation as its render pipeline
+// (pruning, cache markers) gave it to the model.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, Session, importSession } from "context-compaction";
@@ -12,7 +13,7 @@ const session = importSession(fixtureText("claude-code/ae4a77f8-aedd-4bc1-888f-c
 const before = session.history.slice(0, session.compactions[0].atMessage);
 // A window the history (about 72k estimated tokens) passes the trigger of, with room for the
 // instruction and the 13,107-token answer.
-const options = { preset: "claude-code", contextWindow: 90_000, reserveTokens: 20_000 };
+const options = { preset: "claude-code", contextWindow: 90_000, reserveTokens: 20_000, summaryTokens: 13_107 };
 
 /** `value` without Anthropic `cache_control` markers. */
 function unmarked(value) {
@@ -77,7 +78,30 @@ test("Session.prepare sends the same request as Compactor.maybeCompact", async (
   for (const key of ["purpose", "mode", "instruction", "maxTokens", "round"]) {
     assert.deepEqual(fromSession[key], fromCompactor[key], key);
   }
-  assert.deepEqual(fromSession.conversation, fromCompactor.conversation);
+  // The same messages; the Session's as its render gives them, with the cache markers of its
+  // cache points (see the next test).
+  assert.deepEqual(unmarked(fromSession.conversation), unmarked(fromCompactor.conversation));
   assert.ok(rendered.messages.length < before.length);
+  s.free();
+});
+
+test("a Session's continuing request sends the conversation as its last prepare() rendered it", async () => {
+  const requests = [];
+  const s = new Session({
+    preset: "claude-code",
+    contextWindow: 200_000,
+    prune: { style: "ttl", ttlMs: 60_000, keepRecent: 1, replacement: "[expired]" },
+    summarize: (r) => (requests.push(r), "The work so far, in short."),
+  });
+  s.append(before);
+  // An hour later: the old tool results are pruned by the render pipeline, and cache markers placed.
+  const rendered = await s.prepare({ now: Date.now() + 3_600_000 });
+  assert.equal(requests.length, 0, "below the trigger");
+  assert.ok(JSON.stringify(rendered.messages).includes("[expired]"));
+  assert.match(JSON.stringify(rendered.messages), /cache_control/);
+  await s.compact();
+  const [request] = requests;
+  assert.equal(request.mode, "continue");
+  assert.equal(JSON.stringify(request.conversation), JSON.stringify(rendered.messages));
   s.free();
 });

@@ -3,7 +3,7 @@
 // mode, the provider and the prices.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, CompactionError, importSession } from "context-compaction";
+import { Compactor, CompactionError, Session, importSession } from "context-compaction";
 import { fixtureText } from "./fixtures.mjs";
 
 const session = importSession(fixtureText("claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"), "claude-code");
@@ -22,7 +22,7 @@ test("claude-code continues the conversation: the cached prefix is read, and it 
   assert.equal(transcript.cacheRead, 0);
   assert.ok(transcript.fresh > 10_000);
   assert.ok(cont.inputEquivalents * 2 < transcript.inputEquivalents, `${cont.inputEquivalents} vs ${transcript.inputEquivalents}`);
-  assert.equal(cont.outputTokens, 13_107);
+  assert.equal(cont.outputTokens, 20_000);
   assert.ok(Math.abs(cont.dollars - (cont.inputEquivalents * 3 + cont.outputTokens * 15) / 1e6) < 1e-4);
   c.free();
 });
@@ -60,4 +60,28 @@ test("summaryMode and cost options: mode, provider rules and the price table", (
   ]) {
     assert.throws(() => new Compactor({ contextWindow: 100_000, summarize: "extractive", ...options }), (e) => e instanceof CompactionError && e.code === "INVALID_OPTIONS" && e.path === path);
   }
+});
+
+test("Session.plan() previews a compaction of the live context as Compactor.plan() does, cost included", () => {
+  const options = { preset: "claude-code", model: "claude-sonnet-4-5", summarize: "extractive" };
+  const c = new Compactor(options);
+  const expected = c.plan(before);
+  c.free();
+  const s = new Session(options);
+  assert.equal(s.plan().noop, true, "an empty session plans nothing");
+  assert.equal(s.plan().cost, null);
+  s.append(before);
+  const version = s.version;
+  const plan = s.plan();
+  assert.equal(s.version, version, "nothing changed");
+  assert.deepEqual(Object.keys(plan).sort(), Object.keys(expected).sort());
+  for (const key of ["shouldCompact", "summarize", "kept", "system", "splitTurn", "noop"]) {
+    assert.deepEqual(plan[key], expected[key], key);
+  }
+  assert.equal(plan.cost.mode, "continue");
+  assert.equal(plan.cost.provider, "anthropic");
+  assert.equal(plan.cost.continue.outputTokens, expected.cost.continue.outputTokens);
+  assert.ok(plan.cost.continue.cacheRead > plan.tokensBefore * 0.9);
+  assert.ok(plan.cost.continue.inputEquivalents * 2 < plan.cost.transcript.inputEquivalents);
+  s.free();
 });

@@ -75,6 +75,7 @@ test("Session results: check, render, prepare, compact, entries", async () => {
   matches("RenderResult", rendered);
   for (const point of rendered.cachePoints) matches("CachePointInfo", point);
   matches("RenderResult", await session.prepare({ now: Date.now() }));
+  matches("PlanPreview", session.plan());
   const compacted = await session.compact();
   matches("SessionCompactResult", compacted);
   const entries = session.entries();

@@ -52,3 +52,61 @@ test("docs/cost.md: a different model gets the transcript prompt", async () => {
   assert.equal(sent.messages.length, 1);
   assert.ok(sent.messages[0].content.length > 1_000);
 });
+
+/** A block of docs/cost.md without its imports, run with `names` given; returns `results`. */
+function runBlock(marker, names, values, results) {
+  const block = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes(marker));
+  assert.ok(block, `docs/cost.md has the block with ${marker}`);
+  const body = block.replace(/^import .*$/gm, "");
+  return new Function(...names, `${body}\nreturn { ${results.join(", ")} };`)(...values);
+}
+
+test("docs/cost.md: the AI SDK middleware's two paths, the same model and a cheaper one", async () => {
+  const { wrapLanguageModel, generateText } = await import("ai");
+  const { MockLanguageModelV3 } = await import("ai/test");
+  const { compactionMiddleware, Compactor: Plain } = await import("context-compaction");
+  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+  const calls = [];
+  const provider = (modelId) =>
+    new MockLanguageModelV3({
+      modelId,
+      doGenerate: async (params) => {
+        calls.push({ modelId, params });
+        return { content: [{ type: "text", text: "SUMMARY of the work" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+      },
+    });
+  const { withSameModel, withCheaperModel } = runBlock("withSameModel", ["wrapLanguageModel", "generateText", "compactionMiddleware", "provider"], [wrapLanguageModel, generateText, compactionMiddleware, provider], ["withSameModel", "withCheaperModel"]);
+  // A history just past the trigger of claude-sonnet-4-5's window.
+  const probe = new Plain({ model: "claude-sonnet-4-5", summarize: "extractive" });
+  const messages = [];
+  for (let i = 0; !probe.check(messages).shouldCompact; i += 1) {
+    messages.push({ role: i % 2 ? "assistant" : "user", content: `part ${i}: ${"words of the task ".repeat(100)}` });
+  }
+  messages.push({ role: "user", content: "go on" });
+  probe.free();
+  await generateText({ model: withSameModel, messages });
+  const [summary, call] = calls.splice(0);
+  assert.equal(summary.modelId, "claude-sonnet-4-5");
+  assert.equal(summary.params.prompt.length, messages.length + 1);
+  assert.match(summary.params.prompt.at(-1).content[0].text, /^Stop working on the task/);
+  assert.ok(call.params.prompt.length < messages.length);
+  await generateText({ model: withCheaperModel, messages });
+  const sent = calls.splice(0);
+  const main = sent.pop();
+  assert.equal(main.modelId, "claude-sonnet-4-5");
+  assert.ok(sent.length >= 1 && sent.every((c) => c.modelId === "claude-haiku-4-5"));
+  assert.equal(sent[0].params.prompt[0].role, "system");
+  assert.match(sent[0].params.prompt[1].content[0].text, /part 0:/);
+});
+
+test("docs/cost.md: the LangChain middleware's two paths", async () => {
+  const { compactionMiddleware } = await import("context-compaction/langchain");
+  const made = [];
+  const createAgent = (options) => (made.push(options), options);
+  runBlock("cheaperAgent", ["createAgent", "compactionMiddleware", "model", "tools"], [createAgent, compactionMiddleware, {}, []], ["agent", "cheaperAgent"]);
+  const [same, other] = made.map((o) => o.middleware[0]);
+  // The same model compacts in the model call itself; another model before it, from a transcript.
+  assert.equal(typeof same.wrapModelCall, "function");
+  assert.equal(same.beforeModel, undefined);
+  assert.equal(typeof other.beforeModel, "function");
+});

@@ -240,3 +240,51 @@ test('format "langchain" is an option value of Compactor and Session, not only d
   assert.equal(session.render().format, "langchain");
   assert.throws(() => new PlainCompactor({ contextWindow: 10_000, format: "langchain-js", summarize: "extractive" }), (e) => e instanceof CompactionError && e.code === "INVALID_OPTIONS" && e.path === "format");
 });
+
+test("compactionMiddleware without model or summarize: the agent's own model continues the conversation", async () => {
+  const { createAgent, tool } = await import("langchain");
+  const { z } = await import("zod");
+  const { compactionMiddleware } = await import("context-compaction/langchain");
+  const calls = [];
+  const tools = [];
+  class AgentModel extends ScriptedChatModel {
+    bindTools(given) {
+      tools.push(given);
+      return this;
+    }
+  }
+  const asked = (messages) => {
+    const last = messages.at(-1);
+    return last instanceof HumanMessage && String(last.content).startsWith("Stop working on the task");
+  };
+  const model = new AgentModel(
+    () => new AIMessage(asked(calls.at(-1)) ? "SUMMARY: files 0 to 39 were discussed." : "ok"),
+    (messages) => calls.push(messages),
+  );
+  const read = tool(async () => "contents", { name: "read", description: "Read a file", schema: z.object({ path: z.string() }) });
+  const agent = createAgent({
+    model,
+    tools: [read],
+    systemPrompt: SYSTEM,
+    middleware: [compactionMiddleware({ contextWindow: 8_000, reserveTokens: 3_000, summaryTokens: 1_000, keepRecentTokens: 500 })],
+  });
+  let messages = [];
+  let asks = 0;
+  while (calls.length === asks && asks < 80) {
+    const state = await agent.invoke({ messages: [...messages, new HumanMessage(`Tell me about file ${asks}: ${"details ".repeat(60)}`)] });
+    messages = state.messages;
+    asks += 1;
+  }
+  assert.ok(calls.length > asks, "a compaction happened");
+  const [previous, summaryCall, main] = calls.slice(-3);
+  // The summary request is the model call itself: the prefix the model saw last, byte for byte,
+  // under the agent's system prompt, then the answer and question since, then the instruction.
+  assert.ok(previous[0] instanceof SystemMessage && JSON.stringify(previous[0].content).includes(SYSTEM));
+  assert.equal(JSON.stringify(summaryCall.slice(0, previous.length)), JSON.stringify(previous));
+  assert.equal(summaryCall.length, previous.length + 3);
+  assert.ok(asked(summaryCall));
+  // The call itself sent the compacted messages, with the summary; the agent's state keeps all.
+  assert.ok(main.length < summaryCall.length - 1);
+  assert.match(JSON.stringify(main.map((m) => m.content)), /SUMMARY: files 0 to 39/);
+  assert.equal(messages.length, asks * 2);
+});

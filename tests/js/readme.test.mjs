@@ -84,6 +84,27 @@ test("README: the prepareStep quick start compacts an AI SDK run past the window
   assert.equal(history.length, 320, "the caller's array is not mutated");
 });
 
+test("README: the same-model middleware summarizes with the wrapped model itself", async () => {
+  assert.ok(consumer, "the packed consumer project exists");
+  const { withSameModelCompaction, ask } = await import(blockFile("export function withSameModelCompaction"));
+  const prompts = [];
+  // A summary request: the conversation then the instruction, or (past the window) the transcript
+  // under the summarizer's system prompt; the application's own call has no system message.
+  const isSummary = (prompt) => prompt[0].role === "system" || /^Stop working on the task/.test(prompt.at(-1).content[0]?.text ?? "");
+  const base = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      prompts.push(prompt);
+      return answer(isSummary(prompt) ? "SUMMARY-BY-THE-SAME-MODEL" : "done");
+    },
+  });
+  const history = longHistory();
+  const result = await ask(withSameModelCompaction(base), history);
+  assert.equal(result.text, "done");
+  assert.ok(prompts.slice(0, -1).length >= 1 && prompts.slice(0, -1).every(isSummary));
+  assert.ok(prompts.at(-1).length < history.length / 2);
+  assert.match(texts(prompts.at(-1)), /SUMMARY-BY-THE-SAME-MODEL/);
+});
+
 test("README: the middleware quick start compacts every call's prompt", async () => {
   assert.ok(consumer, "the packed consumer project exists");
   const { withCompaction, ask } = await import(blockFile("export function withCompaction"));

@@ -17,6 +17,12 @@ use super::reader::Reader;
 pub fn parse(r: &Reader<'_>, s: &mut Settings, model: Option<models::Provider>) -> Result<()> {
     if let Some(name) = r.choice("summaryMode", &["transcript", "continue"])? {
         s.summary_mode = SummaryMode::parse(name).unwrap_or(SummaryMode::Transcript);
+        // A continuing request is the whole conversation: its summary job is one request while
+        // that fits the summarizer's window (as the continuing presets'), not chunks by characters
+        // (unless `chunkChars` says so).
+        if s.summary_mode == SummaryMode::Continue && r.value("chunkChars").is_none() {
+            s.chunk_by_window = true;
+        }
     }
     if let Some(p) = model {
         let ttl = s.cost.ttl;
@@ -81,6 +87,19 @@ mod tests {
     use crate::core::options::parse;
     use crate::core::summary::SummaryMode;
     use serde_json::json;
+
+    #[test]
+    fn a_continuing_summary_is_one_request_while_it_fits() {
+        let o = parse(&json!({"contextWindow": 200_000, "summaryMode": "continue"})).unwrap();
+        assert!(o.settings.chunk_by_window);
+        let o = parse(
+            &json!({"contextWindow": 200_000, "summaryMode": "continue", "chunkChars": 50_000}),
+        )
+        .unwrap();
+        assert!(!o.settings.chunk_by_window);
+        let o = parse(&json!({"contextWindow": 200_000})).unwrap();
+        assert!(!o.settings.chunk_by_window);
+    }
 
     #[test]
     fn presets_choose_the_mode_and_options_override() {
