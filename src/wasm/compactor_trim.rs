@@ -1,5 +1,6 @@
-//! `Compactor.trim`: `trimMessages` on the compactor's identity cache, so that trimming a growing
-//! history before every model call converts and counts only its new messages.
+//! `Compactor.trim`: `trimMessages` on the compactor's message store (`core::compactor::store`,
+//! reached through its identity map), so that trimming a growing history before every model call
+//! converts and counts only its new messages.
 
 use wasm_bindgen::prelude::*;
 
