@@ -18,8 +18,8 @@ use super::options::{estimator_for, split_options, Callbacks};
 use crate::core::error::{Error, ErrorCode};
 use crate::core::estimate::Usage;
 use crate::core::message::Message;
-use crate::core::options::{parse, Options};
-use crate::core::session::options::{take, SessionOptions};
+use crate::core::options::Options;
+use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, Config, EntryKind, Source};
 use crate::formats::{cache_control as anthropic, detect, session_log, Format};
 
@@ -339,9 +339,8 @@ pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefC
 }
 
 fn parse_options(options: &JsValue) -> Result<(Options, SessionOptions, Callbacks), JsValue> {
-    let (mut json, callbacks) = split_options(options)?;
-    let session_options = throw(take(&mut json))?;
-    let options = throw(parse(&json))?;
+    let (json, callbacks) = split_options(options)?;
+    let (options, session_options) = throw(core_session::options::parse(json))?;
     Ok((options, session_options, callbacks))
 }
 
