@@ -157,11 +157,7 @@ pub fn entries_for(
     // messages before it (Codex keeps recent user messages from the summarized part) are listed
     // on their own: the view shows them after the pinned ones, in order, as the Compactor does.
     let len = plan.dispositions.len();
-    let tail_start = plan
-        .dispositions
-        .iter()
-        .rposition(|d| *d != Disposition::Keep)
-        .map_or(0, |i| i + 1);
+    let tail_start = plan.tail_start();
     let kept_before_tail: Vec<String> = plan
         .dispositions
         .iter()
