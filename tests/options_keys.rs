@@ -66,7 +66,10 @@ fn compactor_options_are_the_declared_ones() {
     let declared = members(&declarations("options.d.ts"), "CompactorOptions");
     let mut listed = set(&OPTION_KEYS);
     listed.extend(set(&STORE_KEYS));
-    assert_eq!(listed, declared, "OPTION_KEYS + store keys vs CompactorOptions");
+    assert_eq!(
+        listed, declared,
+        "OPTION_KEYS + store keys vs CompactorOptions"
+    );
 }
 
 #[test]
@@ -78,7 +81,10 @@ fn session_options_are_the_declared_ones() {
         .unwrap();
     // It extends the Compactor's options without exactly the store keys.
     for key in STORE_KEYS {
-        assert!(head.contains(&format!("\"{key}\"")), "{key} omitted: {head}");
+        assert!(
+            head.contains(&format!("\"{key}\"")),
+            "{key} omitted: {head}"
+        );
     }
     assert_eq!(set(&SESSION_KEYS), members(&text, "SessionOptions"));
 }
@@ -102,8 +108,13 @@ fn an_unknown_key_is_refused_with_the_list() {
     );
     // A session also lists its own keys, and accepts them.
     let e = parse_session(json!({"contextWindow": 10_000, "notAnOption": 1})).unwrap_err();
-    assert!(e.message.contains(", sessionId, background, strict)"), "{}", e.message);
-    let (_, s) = parse_session(json!({"contextWindow": 10_000, "sessionId": "s", "strict": true})).unwrap();
+    assert!(
+        e.message.contains(", sessionId, background, strict)"),
+        "{}",
+        e.message
+    );
+    let (_, s) =
+        parse_session(json!({"contextWindow": 10_000, "sessionId": "s", "strict": true})).unwrap();
     assert!(s.strict);
     let e = parse_trim(&json!({"maxTokens": 10, "notAnOption": 1})).unwrap_err();
     assert!(e.message.contains("(expected maxTokens, "), "{}", e.message);

@@ -26,7 +26,11 @@ fn an_earlier_summary_is_not_a_recent_user_message() {
         prune: None,
     };
     let p = plan(&m, &vec![1; m.len()], &options).unwrap();
-    assert_eq!(p.indices(D::Keep), vec![1, 3, 7], "the user messages, not the summary");
+    assert_eq!(
+        p.indices(D::Keep),
+        vec![1, 3, 7],
+        "the user messages, not the summary"
+    );
     assert_eq!(p.previous_summary, Some(0));
     assert_eq!(p.dispositions[0], D::Summarize);
 }

@@ -180,6 +180,27 @@ impl Entry {
         }
     }
 
+    /// The entry as `Session.entries()` lists it: `id`, `parentId`, `type`, and for a compaction
+    /// `summary`, `firstKeptEntryId`, `tokensBefore`, `tokensAfter`, `round`.
+    pub fn listing(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("id".into(), Value::String(self.id.clone()));
+        obj.insert(
+            "parentId".into(),
+            self.parent_id.clone().map_or(Value::Null, Value::String),
+        );
+        obj.insert("type".into(), Value::String(self.kind.type_name().into()));
+        if let EntryKind::Compaction(c) = &self.kind {
+            let opt = |s: &Option<String>| s.clone().map_or(Value::Null, Value::String);
+            obj.insert("summary".into(), opt(&c.summary));
+            obj.insert("firstKeptEntryId".into(), opt(&c.first_kept_entry_id));
+            obj.insert("tokensBefore".into(), Value::from(c.tokens_before));
+            obj.insert("tokensAfter".into(), Value::from(c.tokens_after));
+            obj.insert("round".into(), Value::from(c.round));
+        }
+        Value::Object(obj)
+    }
+
     /// The message, for a message entry.
     pub fn message(&self) -> Option<&Message> {
         match &self.kind {
