@@ -2,7 +2,12 @@
 //! keys each constructor's options accept (`OPTION_KEYS`, `SESSION_KEYS`, `TRIM_KEYS`) are
 //! exactly the keys the interfaces declare, so an option added on one side only fails here; and
 //! the list is what the unknown-option check uses.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeSet;
 
