@@ -92,6 +92,7 @@ pub fn session_from_imported(
                 keep_last_messages: None,
                 system_entry_ids: Vec::new(),
                 pinned_entry_ids: Vec::new(),
+                kept_entry_ids: Vec::new(),
                 tokens_before: record
                     .tokens_before
                     .and_then(|n| usize::try_from(n).ok())

@@ -43,10 +43,9 @@ fn remember(
     rendered: &[crate::core::render::Rendered],
     out: &Array,
 ) {
-    let kept = |i: usize| plan.dispositions.get(i) == Some(&Disposition::Keep);
-    let first_kept = (0..plan.dispositions.len())
-        .find(|&i| kept(i))
-        .unwrap_or(plan.dispositions.len());
+    // The kept tail: Codex's kept user messages before it belong to the head.
+    let first_kept = plan.tail_start();
+    let kept = |i: usize| i >= first_kept;
     let head_len = rendered
         .iter()
         .take_while(|r| !matches!(r.origin, Origin::Input(i) | Origin::Changed(i) if kept(i)))

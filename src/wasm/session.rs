@@ -18,8 +18,9 @@ use super::options::{estimator_for, split_options, Callbacks};
 use crate::core::error::{Error, ErrorCode};
 use crate::core::estimate::Usage;
 use crate::core::message::Message;
-use crate::core::options::{parse, Options};
-use crate::core::session::options::{take, SessionOptions};
+use crate::core::options::Options;
+use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
+use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, Config, EntryKind, Source};
 use crate::formats::{cache_control as anthropic, detect, session_log, Format};
 
@@ -75,25 +76,17 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
 }
 
 /// `cacheControl` a boolean and `reservedCachePoints` a whole number from 0 to 4, when given.
-fn check_render_options(options: &JsValue) -> Result<(), JsValue> {
-    let bad = |key: &str, what: &str| {
-        Err(error_to_js(
-            &Error::invalid_option(key.to_string(), format!("{key} must be {what}")),
-            None,
-        ))
-    };
-    let markers = get(options, "cacheControl");
-    if !markers.is_undefined() && markers.as_bool().is_none() {
-        return bad("cacheControl", "true or false");
-    }
-    let reserved = get(options, "reservedCachePoints");
-    if !reserved.is_undefined() {
-        match reserved.as_f64() {
-            Some(n) if n.fract() == 0.0 && (0.0..=4.0).contains(&n) => {}
-            _ => return bad("reservedCachePoints", "a whole number from 0 to 4"),
+/// The render options of `options` (its other keys are the caller's to check).
+fn render_options(options: &JsValue) -> Result<RenderOptions, JsValue> {
+    let mut json = serde_json::Map::new();
+    for key in RENDER_KEYS {
+        let value = get(options, key);
+        if !value.is_undefined() {
+            let v = super::plain::to_json(&value, key, super::plain::Kind::Options, key)?;
+            json.insert(key.to_string(), v);
         }
     }
-    Ok(())
+    throw(RenderOptions::read(&Value::Object(json)))
 }
 
 /// A fresh session id: 16 hex digits.
@@ -205,7 +198,7 @@ impl Inner {
     /// `{ messages, tokens, cachePoints, summaryIndex }`; in Anthropic format the cache points
     /// become `cache_control` markers (at most 4 per request with those already present).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
-        check_render_options(options)?;
+        let render_options = render_options(options)?;
         // Taken under the borrow; the markers below read the caller's objects (their getters may
         // call back into this session), so the borrow ends first.
         let (messages, tokens, points, summary_index, format) = {
@@ -218,11 +211,8 @@ impl Inner {
             let format = self.format(&state);
             (messages, tokens, points, summary_index, format)
         };
-        let markers = get(options, "cacheControl");
-        let want_markers = format == Some(Format::Anthropic) && markers != JsValue::FALSE;
         let mut marked: Vec<usize> = Vec::new();
-        if want_markers {
-            let reserved = get(options, "reservedCachePoints").as_f64().unwrap_or(0.0);
+        if format == Some(Format::Anthropic) && render_options.cache_control {
             let existing: usize = messages
                 .iter()
                 .map(|m| {
@@ -231,11 +221,9 @@ impl Inner {
                         .unwrap_or(0)
                 })
                 .sum();
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            let reserved = reserved.clamp(0.0, 4.0) as usize;
-            let room = anthropic::MAX_CACHE_BREAKPOINTS.saturating_sub(existing + reserved);
-            for p in points.iter().take(room) {
-                let i = u32::try_from(p.index).unwrap_or(u32::MAX);
+            for index in render_options.marked(&points, existing, anthropic::MAX_CACHE_BREAKPOINTS)
+            {
+                let i = u32::try_from(index).unwrap_or(u32::MAX);
                 let Ok(value) = super::plain::to_json(
                     &messages.get(i),
                     "messages",
@@ -245,7 +233,7 @@ impl Inner {
                     continue;
                 };
                 messages.set(i, to_js(&anthropic::with_cache_marker(&value)));
-                marked.push(p.index);
+                marked.push(index);
             }
         }
         let result = to_js(&json!({
@@ -339,9 +327,8 @@ pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefC
 }
 
 fn parse_options(options: &JsValue) -> Result<(Options, SessionOptions, Callbacks), JsValue> {
-    let (mut json, callbacks) = split_options(options)?;
-    let session_options = throw(take(&mut json))?;
-    let options = throw(parse(&json))?;
+    let (json, callbacks) = split_options(options)?;
+    let (options, session_options) = throw(core_session::options::parse(json))?;
     Ok((options, session_options, callbacks))
 }
 
@@ -507,7 +494,7 @@ impl Session {
 
     /// The live context: `{ messages, tokens, cachePoints, summaryIndex, format }`.
     pub fn render(&self, options: JsValue) -> Result<JsValue, JsValue> {
-        super::convert::check_keys(&options, &["cacheControl", "reservedCachePoints"])?;
+        super::convert::check_keys(&options, &RENDER_KEYS)?;
         self.inner.render(&options)
     }
 
@@ -586,7 +573,7 @@ impl Session {
         let list: Vec<Value> = state
             .core
             .as_ref()
-            .map(|c| c.log().iter().map(entry_json).collect())
+            .map(|c| c.log().iter().map(core_session::Entry::listing).collect())
             .unwrap_or_default();
         to_js(&list)
     }
@@ -698,17 +685,4 @@ pub fn is_compaction(state: &State, i: usize) -> bool {
 /// A `CONFLICT` error.
 pub fn conflict(message: &str) -> JsValue {
     error_to_js(&Error::new(ErrorCode::Conflict, message), None)
-}
-
-/// An entry as `entries()` lists it.
-fn entry_json(e: &core_session::Entry) -> Value {
-    let mut value = json!({"id": e.id, "parentId": e.parent_id, "type": e.kind.type_name()});
-    if let (EntryKind::Compaction(c), Value::Object(obj)) = (&e.kind, &mut value) {
-        obj.insert("summary".into(), json!(c.summary));
-        obj.insert("firstKeptEntryId".into(), json!(c.first_kept_entry_id));
-        obj.insert("tokensBefore".into(), json!(c.tokens_before));
-        obj.insert("tokensAfter".into(), json!(c.tokens_after));
-        obj.insert("round".into(), json!(c.round));
-    }
-    value
 }

@@ -1,8 +1,9 @@
 // The hand-written declarations (js/types/*.d.ts) against the code: the fields of every result
 // interface are exactly the fields the calls return (a required one always there, none undeclared),
 // and every declared option key is one the code reads (never "unknown option"), while the keys a
-// call's options accept, as the code lists them, are exactly the declared ones. A field added on one
-// side only fails here.
+// call's options accept, as the code lists them, are exactly the declared ones (the constructors'
+// and trimMessages' too: the core keeps one key list each, which its unknown-option error names).
+// A field added on one side only fails here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -142,6 +143,18 @@ test("call options: the keys the code accepts are the declared ones", async () =
   assert.deepEqual(listedKeys((o) => convertMessages([], o)), new Set(["from", "to", "unansweredCalls"]));
   session.free();
   compactor.free();
+});
+
+// The keys js/stored-compactor.mjs takes out of a Compactor's options before the core sees them.
+const STORE_KEYS = ["store", "conversationId", "leaseMs", "compactionWaitMs", "holder"];
+
+test("constructor options: the keys the core lists (one list, also its unknown-option check) are the declared ones", () => {
+  const minus = (set, keys) => new Set([...set].filter((k) => !keys.includes(k)));
+  const compactorKeys = all(fields("CompactorOptions"));
+  assert.ok(STORE_KEYS.every((k) => compactorKeys.has(k)));
+  assert.deepEqual(listedKeys((o) => new Compactor({ ...options, ...o })), minus(compactorKeys, STORE_KEYS));
+  assert.deepEqual(listedKeys((o) => new Session({ ...options, ...o })), all(fields("SessionOptions")));
+  assert.deepEqual(listedKeys((o) => trimMessages([], { maxTokens: 10, ...o })), all(fields("TrimOptions")));
 });
 
 test("every declared option of the constructors and trimMessages is one the code reads", () => {

@@ -1,8 +1,20 @@
-// One behaviour per preset, whichever handle runs it: every preset runs the same real sessions
-// (tests/fixtures) through `Compactor.maybeCompact`, `Compactor.compact` and `Session.prepare`,
-// turn by turn over several rounds, and the decisions are compared: when each compacts, the
-// summary requests (purpose, round, budget), the rounds, the continue message, and what a failing
-// summarizer does. Both handles drive the core's pipeline (src/core/pipeline).
+// One behaviour per preset, whichever handle runs it (issue 22): every preset runs the same real
+// sessions (tests/fixtures, pi and Claude Code) turn by turn over several compaction rounds through
+// three handles, each fed what an agent would send:
+// - `Compactor.maybeCompact` (the agent keeps what it returns),
+// - `Compactor.check` + `Compactor.compact` on the same input (the manual loop of docs/api.md),
+// - `Session.append` + `Session.prepare`.
+// At every turn they must agree on whether to compact, on the summary requests (purpose, round,
+// budget, what is summarized, the previous summary, the prompt) and on the live context the model
+// gets next. The documented differences are asserted, not skipped:
+// - `compact()` is not an automatic compaction: it never adds the preset's continue message
+//   (OpenCode's "Continue if you have next steps"), which `maybeCompact` and `prepare()` add;
+// - with `pi` and `seed-000` (settings.keep_after_compaction) a Session's later compaction does not
+//   keep again what its previous one kept (docs/session.md, "the loader rule"): its log says which
+//   messages those were, a message array does not. From the first round where that changes the
+//   plan, the Session summarizes more and its context is no longer than the Compactor's.
+// A failing summarizer gets the same answer from both handles under every preset and policy,
+// forced and mid-run (the breaker). The summarizer is a deterministic fake.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, Session, importSession } from "context-compaction";
@@ -13,6 +25,9 @@ const PRESETS = [
   "pi-plan", "compaction-layer", "block-pipeline", "workstream",
   "seed-000", "seed-001", "seed-003", "seed-004",
 ];
+/** The presets whose Session never keeps again what its previous compaction kept. */
+const KEEP_AFTER_COMPACTION = new Set(["pi", "seed-000"]);
+const CONTINUES = new Set(["opencode"]);
 
 // File, kind, messages used, context window.
 const SESSIONS = [
@@ -29,88 +44,118 @@ function turns(history) {
   return starts.map((s, k) => history.slice(s, starts[k + 1] ?? history.length)).filter((t) => t.length > 0);
 }
 
-/** A summarizer that records what it was asked and answers briefly. */
-function recorder() {
+/** A deterministic summarizer that records what it was asked (`fail(n)`: the nth call throws). */
+function recorder(fail = () => false) {
   const requests = [];
   const summarize = (r) => {
-    requests.push({ purpose: r.purpose, round: r.round, maxTokens: r.maxTokens });
-    return `Summary ${requests.length}: the user worked on the project; ${r.messages.length} messages.`;
+    requests.push({
+      purpose: r.purpose,
+      round: r.round,
+      maxTokens: r.maxTokens,
+      messages: r.messages.length,
+      previousSummary: r.previousSummary ?? null,
+      prompt: r.prompt,
+    });
+    if (fail(requests.length)) throw new Error("provider down");
+    return `Summary ${requests.length} (${r.purpose}, round ${r.round}): the user worked on the project; ${r.messages.length} messages.`;
   };
   return { requests, summarize };
 }
 
-let window = 24_000;
-const options = (preset, summarize) => ({ preset, contextWindow: window, reserveTokens: 2_000, summarize, retries: 0 });
+const options = (preset, summarize, window) => ({ preset, contextWindow: window, reserveTokens: 2_000, summarize, retries: 0 });
 
 /** Whether the context ends with OpenCode's continue message. */
 const continues = (messages) => /Continue if you have next steps/.test(JSON.stringify(messages.at(-1)));
 
-/** The decisions of `maybeCompact` over the turns, keeping what it returns as an agent does. */
-async function viaCompactor(preset, list) {
-  const { requests, summarize } = recorder();
-  let messages = [];
+/** One turn at a time through the three handles; what each did at every turn. */
+async function run(preset, list, format, window) {
+  const [a, c, b] = [recorder(), recorder(), recorder()];
+  const auto = new Compactor(options(preset, a.summarize, window));
+  const manual = new Compactor(options(preset, c.summarize, window));
+  const session = new Session({ ...options(preset, b.summarize, window), format });
   const steps = [];
-  const auto = new Compactor(options(preset, summarize));
+  let live = [];
   for (const t of list) {
-    messages = [...messages, ...t];
-    const before = requests.length;
-    const out = await auto.maybeCompact(messages);
-    const compacted = out !== messages && requests.length > before;
-    steps.push({ compacted, requests: requests.slice(before), continued: compacted && continues(out) });
-    messages = out;
+    const input = [...live, ...t];
+    const before = [a.requests.length, c.requests.length, b.requests.length];
+    const out = await auto.maybeCompact(input);
+    const check = manual.check(input);
+    const compacted = check.shouldCompact ? (await manual.compact(input)).messages : input;
+    session.append(t);
+    const count = session.entries().filter((e) => e.type === "compaction").length;
+    const prepared = (await session.prepare({ cacheControl: false })).messages;
+    steps.push({
+      maybeCompact: { compacted: out !== input, requests: a.requests.slice(before[0]), live: out },
+      compact: { compacted: check.shouldCompact, requests: c.requests.slice(before[1]), live: compacted },
+      prepare: {
+        compacted: session.entries().filter((e) => e.type === "compaction").length > count,
+        requests: b.requests.slice(before[2]),
+        live: prepared,
+      },
+    });
+    live = out;
   }
+  auto.free();
+  manual.free();
+  session.free();
   return steps;
 }
 
-/** The decisions of `Session.prepare` over the same turns. */
-async function viaSession(preset, list, format) {
-  const { requests, summarize } = recorder();
-  const s = new Session({ ...options(preset, summarize), format });
-  const steps = [];
-  for (const t of list) {
-    s.append(t);
-    const before = requests.length;
-    const count = s.entries().filter((e) => e.type === "compaction").length;
-    await s.prepare();
-    const compacted = s.entries().filter((e) => e.type === "compaction").length > count;
-    steps.push({ compacted, requests: requests.slice(before), continued: compacted && continues(s.render().messages) });
-  }
-  return steps;
-}
+const brief = (requests) => requests.map((r) => `${r.purpose}/${r.round}/${r.messages}`).join(", ");
 
-for (const [file, kind, limit, size] of SESSIONS) {
+for (const [file, kind, limit, window] of SESSIONS) {
   const imported = importSession(fixtureText(file), kind);
   const list = turns(imported.history.slice(0, limit));
 
-  test(`${file}: every preset makes the same compaction decisions through maybeCompact and Session.prepare`, async () => {
-    window = size;
+  test(`${file}: every preset compacts alike through maybeCompact, compact and Session.prepare, round after round`, async () => {
     for (const preset of PRESETS) {
-      const a = await viaCompactor(preset, list);
-      const b = await viaSession(preset, list, imported.format);
-      const first = (steps) => steps.findIndex((s) => s.compacted);
-      assert.ok(first(a) >= 0, `${preset}: the session is long enough to compact`);
-      assert.equal(first(b), first(a), `${preset}: both compact first at the same turn`);
-      // The first compaction sees the same history: the same summary requests.
-      assert.deepEqual(b[first(b)].requests, a[first(a)].requests, `${preset}: the same summary requests`);
-      const continued = (steps) => steps.find((s) => s.compacted).continued;
-      assert.equal(continued(b), continued(a), `${preset}: the same continue message`);
-      assert.equal(continued(a), preset === "opencode", `${preset}: only OpenCode continues`);
-      const rounds = (steps) => steps.flatMap((s) => s.requests.map((r) => r.round));
-      assert.ok(rounds(a).length > 0 && rounds(b).length > 0, `${preset}: summaries were written`);
-      assert.equal(rounds(a)[0], 1, `${preset}: the first round is 1`);
-      assert.equal(rounds(b)[0], 1, `${preset}: the first round is 1`);
+      const steps = await run(preset, list, imported.format, window);
+      const where = (k) => `${preset}, turn ${k}`;
+      let rounds = 0;
+      let sessionDiverged = false;
+      for (const [k, { maybeCompact: a, compact: c, prepare: b }] of steps.entries()) {
+        // maybeCompact and check + compact get the same input: the same decision, the same
+        // requests, the same context but for the continue message of automatic compactions.
+        assert.equal(c.compacted, a.compacted, `${where(k)}: check() agrees with maybeCompact`);
+        assert.deepEqual(c.requests, a.requests, `${where(k)}: compact() asks the same`);
+        const continued = a.compacted && continues(a.live);
+        if (continued) assert.ok(CONTINUES.has(preset), `${where(k)}: only OpenCode continues`);
+        if (a.compacted && CONTINUES.has(preset) && !continued) {
+          assert.equal(a.live.at(-1).role, "user", `${where(k)}: the continue message is left out only after a user message`);
+        }
+        assert.deepEqual(c.live, continued ? a.live.slice(0, -1) : a.live, `${where(k)}: compact() returns the same context, without a continue message`);
+        if (a.compacted) {
+          rounds += 1;
+          assert.equal(a.requests.find((r) => r.purpose !== "turn-prefix")?.round ?? rounds, rounds, `${where(k)}: round ${rounds}`);
+        }
+        if (sessionDiverged) continue;
+        assert.equal(b.compacted, a.compacted, `${where(k)}: the Session compacts at the same turn`);
+        const same = JSON.stringify(b.requests) === JSON.stringify(a.requests) && JSON.stringify(b.live) === JSON.stringify(a.live);
+        if (!same && KEEP_AFTER_COMPACTION.has(preset) && rounds > 1) {
+          // The documented difference: the Session summarizes what its previous compaction kept.
+          const summarized = (q) => q.reduce((n, r) => n + r.messages, 0);
+          assert.ok(summarized(b.requests) > summarized(a.requests.filter((r) => r.purpose !== "turn-prefix")) - 1, `${where(k)}: the Session summarizes the previously kept messages (${brief(b.requests)} vs ${brief(a.requests)})`);
+          assert.ok(b.live.length <= a.live.length, `${where(k)}: the Session keeps no more`);
+          assert.equal(b.requests[0].round, a.requests[0].round, `${where(k)}: the same round`);
+          sessionDiverged = true;
+          continue;
+        }
+        assert.deepEqual(b.requests.map(({ prompt, ...r }) => r), a.requests.map(({ prompt, ...r }) => r), `${where(k)}: the same summary requests`);
+        assert.deepEqual(b.requests.map((r) => r.prompt), a.requests.map((r) => r.prompt), `${where(k)}: the same prompts`);
+        assert.deepEqual(b.live, a.live, `${where(k)}: the same live context`);
+      }
+      assert.ok(rounds >= 2, `${preset}: the run reaches a second round (${rounds})`);
     }
   });
 
-  test(`${file}: a failing summarizer gets the same answer from both handles under every policy`, async () => {
-    window = size;
+  test(`${file}: a failing summarizer gets the same answer from both handles under every preset and policy`, async () => {
     const history = list.flat();
-    for (const preset of ["pi", "opencode", "seed-000"]) {
+    for (const preset of PRESETS) {
       for (const onFailure of ["auto", "unchanged", "extractive", "reject"]) {
         const failing = async () => {
           throw new Error("provider down");
         };
-        const o = { ...options(preset, failing), onFailure, onError: () => {} };
+        const o = { ...options(preset, failing, window), onFailure, onError: () => {} };
         const c = new Compactor(o);
         const a = await c.maybeCompact(history, { force: true }).then(
           (m) => (m === history ? "unchanged" : "compacted"),
@@ -128,6 +173,41 @@ for (const [file, kind, limit, size] of SESSIONS) {
         const fresh = new Session({ ...o, format: imported.format });
         fresh.append(history);
         await assert.rejects(fresh.compact(), (e) => e.code === "SUMMARIZER_FAILED");
+        c.free();
+        s.free();
+        fresh.free();
+      }
+    }
+  });
+
+  test(`${file}: a summarizer that fails after the first round: the same outcome at every turn, breaker included`, async () => {
+    // Presets whose Session plans later rounds as the Compactor does (not KEEP_AFTER_COMPACTION).
+    for (const preset of ["pi-plan", "codex", "opencode", "claude-code", "seed-001"]) {
+      for (const onFailure of ["auto", "unchanged", "reject"]) {
+        // The first request succeeds, every later one fails.
+        const a = recorder((n) => n > 1);
+        const b = recorder((n) => n > 1);
+        const o = (summarize) => ({ ...options(preset, summarize, window), onFailure, maxConsecutiveFailures: 2, onError: () => {} });
+        const auto = new Compactor(o(a.summarize));
+        const session = new Session({ ...o(b.summarize), format: imported.format });
+        let live = [];
+        for (const [k, t] of list.entries()) {
+          const input = [...live, ...t];
+          const before = [a.requests.length, b.requests.length];
+          const x = await auto.maybeCompact(input).then((m) => ((live = m), m === input ? "unchanged" : "compacted"), (e) => ((live = input), e.code));
+          session.append(t);
+          const count = session.entries().filter((e) => e.type === "compaction").length;
+          const y = await session.prepare().then(
+            () => (session.entries().filter((e) => e.type === "compaction").length > count ? "compacted" : "unchanged"),
+            (e) => e.code,
+          );
+          const where = `${preset}, onFailure ${onFailure}, turn ${k}`;
+          assert.equal(y, x, where);
+          assert.equal(b.requests.length - before[1], a.requests.length - before[0], `${where}: the same summarizer calls`);
+        }
+        assert.ok(a.requests.length >= 2, `${preset}: a failing round happened`);
+        auto.free();
+        session.free();
       }
     }
   });

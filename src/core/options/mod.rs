@@ -82,9 +82,61 @@ pub const FUNCTION_KEYS: [&str; 5] = [
     "onError",
 ];
 
+/// Every key of a `Compactor`'s options object the core reads, the function-valued ones
+/// included: the one list behind the unknown-option check (`js/types/options.d.ts` declares the
+/// same keys, plus the store keys `js/stored-compactor.mjs` takes out first).
+pub const OPTION_KEYS: [&str; 40] = [
+    "summarize",
+    "onBeforeCompaction",
+    "onAfterCompaction",
+    "onProgress",
+    "onError",
+    "preset",
+    "model",
+    "contextWindow",
+    "maxOutputTokens",
+    "reserveTokens",
+    "safetyMargin",
+    "selfCalibration",
+    "systemTokens",
+    "trigger",
+    "keepRecentTokens",
+    "strategy",
+    "turnBoundary",
+    "summaryTokens",
+    "prefixSummaryTokens",
+    "prune",
+    "transcript",
+    "chunkChars",
+    "rollupTokens",
+    "summarizerInputTokens",
+    "summaryRole",
+    "summaryPrefix",
+    "summarySuffix",
+    "summaryQuestion",
+    "continueMessage",
+    "summaryMode",
+    "cost",
+    "tokenizer",
+    "format",
+    "imageRule",
+    "timeoutMs",
+    "retries",
+    "retryDelayMs",
+    "maxConsecutiveFailures",
+    "onFailure",
+    "prompts",
+];
+
 /// Parses the options object (without its function-valued keys).
 pub fn parse(value: &Value) -> Result<Options> {
-    let r = Reader::new(value, "")?;
+    parse_with(value, &[])
+}
+
+/// [`parse`] for an object that also accepts `extra` keys, taken out of it before (a Session's
+/// own keys): an unknown key's error lists them too.
+pub fn parse_with(value: &Value, extra: &[&'static str]) -> Result<Options> {
+    let r = Reader::listed(value, "", &[&OPTION_KEYS, extra])?;
     let extractive = match r.value("summarize") {
         Some(Value::String(s)) if s == "extractive" => true,
         Some(_) => {

@@ -1,7 +1,13 @@
 //! Typed, path-aware reading of a JSON options object: every unknown key, wrong type or impossible
 //! number is `INVALID_OPTIONS` naming the key (`trigger.anyOf[1].fraction`).
+//!
+//! A reader made [`Reader::listed`] knows the keys its object accepts: a key outside the list is
+//! unknown (the error names the accepted ones), and reading a key that is not listed is an
+//! `INTERNAL` error at [`Reader::finish`], so the list cannot drift from what the code reads. A
+//! reader made with [`Reader::new`] (objects whose keys depend on a variant, such as `prune`'s
+//! style) calls unknown every key nobody read.
 
-use crate::core::error::{Error, Result};
+use crate::core::error::{Error, ErrorCode, Result};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 
@@ -10,6 +16,7 @@ pub struct Reader<'a> {
     obj: &'a Map<String, Value>,
     path: String,
     used: RefCell<Vec<&'static str>>,
+    accepted: Option<Vec<&'static str>>,
 }
 
 impl<'a> Reader<'a> {
@@ -22,7 +29,16 @@ impl<'a> Reader<'a> {
             obj,
             path: path.to_string(),
             used: RefCell::new(Vec::new()),
+            accepted: None,
         })
+    }
+
+    /// A reader over `value` that accepts exactly the keys of `lists` (see the module
+    /// documentation).
+    pub fn listed(value: &'a Value, path: &str, lists: &[&[&'static str]]) -> Result<Reader<'a>> {
+        let mut r = Reader::new(value, path)?;
+        r.accepted = Some(lists.iter().flat_map(|l| l.iter().copied()).collect());
+        Ok(r)
     }
 
     /// The path of `key` inside this object.
@@ -163,13 +179,35 @@ impl<'a> Reader<'a> {
             .map(Some)
     }
 
-    /// Fails on the first key that was not read.
+    /// Fails on the first unknown key: one outside the accepted list, or (without a list) one
+    /// that was not read.
     pub fn finish(self) -> Result<()> {
         let used = self.used.borrow();
-        match self.obj.keys().find(|k| !used.contains(&k.as_str())) {
+        let Some(accepted) = &self.accepted else {
+            return match self.obj.keys().find(|k| !used.contains(&k.as_str())) {
+                Some(unknown) => Err(Error::invalid_option(
+                    self.key_path(unknown),
+                    format!("unknown option \"{unknown}\""),
+                )),
+                None => Ok(()),
+            };
+        };
+        if let Some(unlisted) = used.iter().find(|k| !accepted.contains(k)) {
+            return Err(Error::new(
+                ErrorCode::Internal,
+                format!(
+                    "the option \"{unlisted}\" is read but not in the accepted list of {}",
+                    name(&self.path)
+                ),
+            ));
+        }
+        match self.obj.keys().find(|k| !accepted.contains(&k.as_str())) {
             Some(unknown) => Err(Error::invalid_option(
                 self.key_path(unknown),
-                format!("unknown option \"{unknown}\""),
+                format!(
+                    "unknown option \"{unknown}\" (expected {})",
+                    accepted.join(", ")
+                ),
             )),
             None => Ok(()),
         }
@@ -189,5 +227,27 @@ fn name(path: &str) -> &str {
         "options"
     } else {
         path
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_listed_reader_refuses_keys_outside_its_list_and_reads_of_unlisted_keys() {
+        let v = json!({"a": 1, "b": 2});
+        let r = Reader::listed(&v, "", &[&["a"], &["b", "c"]]).unwrap();
+        assert_eq!(r.count("a", 0).unwrap(), Some(1));
+        r.finish().unwrap();
+        let r = Reader::listed(&v, "x", &[&["a"]]).unwrap();
+        let e = r.finish().unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("x.b"));
+        assert!(e.message.contains("(expected a)"), "{}", e.message);
+        let r = Reader::listed(&v, "", &[&["a", "b"]]).unwrap();
+        let _ = r.value("z");
+        assert_eq!(r.finish().unwrap_err().code, ErrorCode::Internal);
     }
 }

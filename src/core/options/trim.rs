@@ -8,9 +8,21 @@ use crate::core::tokens::EncodingName;
 use crate::core::trim::{TrimOptions, TrimStrategy};
 use serde_json::Value;
 
+/// Every key of `trimMessages`' options (`TrimOptions` in `js/types/`).
+pub const TRIM_KEYS: [&str; 8] = [
+    "maxTokens",
+    "strategy",
+    "startOn",
+    "endOn",
+    "includeSystem",
+    "allowPartial",
+    "tokenizer",
+    "format",
+];
+
 /// `trimMessages` options: the trim itself, the tokenizer and the message format.
 pub fn parse_trim(value: &Value) -> Result<(TrimOptions, Tokenizer, Option<Format>)> {
-    let r = Reader::new(value, "")?;
+    let r = Reader::listed(value, "", &[&TRIM_KEYS])?;
     let max = r.count("maxTokens", 0)?.ok_or_else(|| {
         crate::core::error::Error::invalid_option("maxTokens", "maxTokens is required")
     })?;

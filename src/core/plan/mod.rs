@@ -131,6 +131,16 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Where the kept tail starts: the run of kept messages that reaches the end (the length when
+    /// the last message is not kept). Kept messages before it (Codex's recent user messages from
+    /// the summarized part) are not part of the tail: they are placed with the summary.
+    pub fn tail_start(&self) -> usize {
+        self.dispositions
+            .iter()
+            .rposition(|d| *d != Disposition::Keep)
+            .map_or(0, |i| i + 1)
+    }
+
     /// Indices with disposition `d`, ascending.
     pub fn indices(&self, d: Disposition) -> Vec<usize> {
         self.dispositions

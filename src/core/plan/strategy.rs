@@ -114,7 +114,9 @@ pub fn reserved_for_summaries(
 }
 
 /// Codex mode: which user messages after the tail floor are kept, newest first until `max_tokens`
-/// would be exceeded. Returns a mask over all messages.
+/// would be exceeded. An earlier summary is not one of them (Codex's `collect_user_messages`
+/// leaves summary messages out): it is folded into the new summary. Returns a mask over all
+/// messages.
 pub fn recent_user_messages(
     messages: &[Message],
     tokens: &[usize],
@@ -124,6 +126,9 @@ pub fn recent_user_messages(
     let mut keep = vec![false; messages.len()];
     let mut used = 0usize;
     for &i in layout.turn_starts.iter().rev() {
+        if messages.get(i).is_some_and(|m| m.summary) {
+            continue;
+        }
         let cost = tokens.get(i).copied().unwrap_or(0);
         if used.saturating_add(cost) > max_tokens {
             break;

@@ -5,6 +5,8 @@
 //! 3. the tail: the last message.
 //!
 //! A round is a user turn; summary messages before the first turn belong to no round.
+//!
+//! [`RenderOptions`] says which points get a provider cache marker when the format has them.
 
 /// Why a message carries a cache point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,6 +77,51 @@ pub fn cache_points(turn_starts: &[bool], offset: usize) -> Vec<CachePoint> {
     out
 }
 
+/// The options of `render()` (and of `prepare()`, which has more keys: unknown keys are left
+/// to the caller's own check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Put cache markers on the cache points (`cacheControl`, default true).
+    pub cache_control: bool,
+    /// Breakpoints the caller uses elsewhere in the request (`reservedCachePoints`, 0 to 4).
+    pub reserved: usize,
+}
+
+/// The keys of [`RenderOptions`].
+pub const RENDER_KEYS: [&str; 2] = ["cacheControl", "reservedCachePoints"];
+
+impl RenderOptions {
+    /// Reads `cacheControl` and `reservedCachePoints` (`INVALID_OPTIONS` naming the key).
+    pub fn read(value: &serde_json::Value) -> crate::core::error::Result<RenderOptions> {
+        let r = crate::core::options::reader::Reader::new(value, "")?;
+        let cache_control = r.boolean("cacheControl")?.unwrap_or(true);
+        let reserved = match r.count("reservedCachePoints", 0)? {
+            None => 0,
+            Some(n) if n <= 4 => n,
+            Some(_) => {
+                return Err(crate::core::error::Error::invalid_option(
+                    "reservedCachePoints",
+                    "reservedCachePoints must be a whole number from 0 to 4",
+                ))
+            }
+        };
+        Ok(RenderOptions {
+            cache_control,
+            reserved,
+        })
+    }
+
+    /// The messages that get a marker: the first `points` while the request holds at most
+    /// `limit` markers, counting the `existing` ones in the messages and the reserved ones.
+    pub fn marked(&self, points: &[CachePoint], existing: usize, limit: usize) -> Vec<usize> {
+        if !self.cache_control {
+            return Vec::new();
+        }
+        let room = limit.saturating_sub(existing.saturating_add(self.reserved));
+        points.iter().take(room).map(|p| p.index).collect()
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
@@ -134,5 +181,24 @@ mod tests {
                 kind: CachePointKind::Tail
             }]
         );
+    }
+
+    #[test]
+    fn render_options_bound_the_markers() {
+        use serde_json::json;
+        let points = cache_points(&[true, false, true, false, true, false], 4);
+        let o = RenderOptions::read(&json!({})).unwrap();
+        assert_eq!(o.marked(&points, 0, 4).len(), points.len());
+        let o = RenderOptions::read(&json!({"reservedCachePoints": 2})).unwrap();
+        assert_eq!(o.marked(&points, 1, 4), vec![points[0].index]);
+        let o = RenderOptions::read(&json!({"cacheControl": false})).unwrap();
+        assert!(o.marked(&points, 0, 4).is_empty());
+        for bad in [
+            json!({"reservedCachePoints": 5}),
+            json!({"reservedCachePoints": 1.5}),
+            json!({"cacheControl": "yes"}),
+        ] {
+            assert!(RenderOptions::read(&bad).is_err(), "{bad}");
+        }
     }
 }

@@ -154,19 +154,16 @@ pub fn entries_for(
         plan.indices(d).into_iter().filter_map(entry_id).collect()
     };
     // The kept tail is the run of kept messages that reaches the end of the snapshot. Kept
-    // messages before it (Codex keeps recent user messages from the summarized part) are logged
-    // as pinned: shown right after the summary, in order, as the Compactor returns them.
+    // messages before it (Codex keeps recent user messages from the summarized part) are listed
+    // on their own: the view shows them after the pinned ones, in order, as the Compactor does.
     let len = plan.dispositions.len();
-    let tail_start = plan
-        .dispositions
-        .iter()
-        .rposition(|d| *d != Disposition::Keep)
-        .map_or(0, |i| i + 1);
-    let pinned: Vec<String> = plan
+    let tail_start = plan.tail_start();
+    let kept_before_tail: Vec<String> = plan
         .dispositions
         .iter()
         .enumerate()
-        .filter(|&(i, d)| *d == Disposition::Pinned || (*d == Disposition::Keep && i < tail_start))
+        .take(tail_start)
+        .filter(|&(_, d)| *d == Disposition::Keep)
         .filter_map(|(i, _)| entry_id(i))
         .collect();
     let first_kept = (tail_start < len)
@@ -234,7 +231,8 @@ pub fn entries_for(
         keep_last_messages: Some(keep_last_messages.unwrap_or(0)),
         first_kept_entry_id: first_kept,
         system_entry_ids: with(Disposition::System),
-        pinned_entry_ids: pinned,
+        pinned_entry_ids: with(Disposition::Pinned),
+        kept_entry_ids: kept_before_tail,
         tokens_before: snapshot.total,
         tokens_after: outcome.tokens_after,
         round: outcome.round,

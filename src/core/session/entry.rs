@@ -66,6 +66,9 @@ pub struct Compaction {
     pub system_entry_ids: Vec<String>,
     /// Pinned messages that stay, placed right after the summary.
     pub pinned_entry_ids: Vec<String>,
+    /// Messages before the kept tail that a strategy keeps verbatim (Codex's recent user
+    /// messages from the summarized part), placed after the pinned ones, in log order.
+    pub kept_entry_ids: Vec<String>,
     /// Tokens of the context before the compaction.
     pub tokens_before: usize,
     /// Estimated tokens of the context right after it.
@@ -81,6 +84,25 @@ pub struct Compaction {
     pub digest: Value,
     /// Workstream state after this compaction, when the summarizer keeps one.
     pub state: Option<Value>,
+}
+
+impl Compaction {
+    /// Every entry the compaction names, with the key of its line that names it: the first kept
+    /// entry, then the system, pinned and kept entries before the tail.
+    pub fn named_entries(&self) -> impl Iterator<Item = (&'static str, &String)> + '_ {
+        fn all<'a>(
+            key: &'static str,
+            list: &'a [String],
+        ) -> impl Iterator<Item = (&'static str, &'a String)> {
+            list.iter().map(move |id| (key, id))
+        }
+        self.first_kept_entry_id
+            .iter()
+            .map(|id| ("firstKeptEntryId", id))
+            .chain(all("systemEntryIds", &self.system_entry_ids))
+            .chain(all("pinnedEntryIds", &self.pinned_entry_ids))
+            .chain(all("keptEntryIds", &self.kept_entry_ids))
+    }
 }
 
 /// What an entry holds.
@@ -156,6 +178,27 @@ impl Entry {
             kind,
             line,
         }
+    }
+
+    /// The entry as `Session.entries()` lists it: `id`, `parentId`, `type`, and for a compaction
+    /// `summary`, `firstKeptEntryId`, `tokensBefore`, `tokensAfter`, `round`.
+    pub fn listing(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("id".into(), Value::String(self.id.clone()));
+        obj.insert(
+            "parentId".into(),
+            self.parent_id.clone().map_or(Value::Null, Value::String),
+        );
+        obj.insert("type".into(), Value::String(self.kind.type_name().into()));
+        if let EntryKind::Compaction(c) = &self.kind {
+            let opt = |s: &Option<String>| s.clone().map_or(Value::Null, Value::String);
+            obj.insert("summary".into(), opt(&c.summary));
+            obj.insert("firstKeptEntryId".into(), opt(&c.first_kept_entry_id));
+            obj.insert("tokensBefore".into(), Value::from(c.tokens_before));
+            obj.insert("tokensAfter".into(), Value::from(c.tokens_after));
+            obj.insert("round".into(), Value::from(c.round));
+        }
+        Value::Object(obj)
     }
 
     /// The message, for a message entry.
@@ -290,6 +333,9 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             }
             if !c.pinned_entry_ids.is_empty() {
                 line.push_str(&format!(",\"pinnedEntryIds\":{}", ids(&c.pinned_entry_ids)));
+            }
+            if !c.kept_entry_ids.is_empty() {
+                line.push_str(&format!(",\"keptEntryIds\":{}", ids(&c.kept_entry_ids)));
             }
             if let Some(state) = &c.state {
                 line.push_str(&format!(",\"state\":{state}"));
@@ -451,6 +497,7 @@ fn read_compaction(obj: &Map<String, Value>, n: usize) -> Result<Compaction> {
         },
         system_entry_ids: list("systemEntryIds")?,
         pinned_entry_ids: list("pinnedEntryIds")?,
+        kept_entry_ids: list("keptEntryIds")?,
         tokens_before: count(obj, "tokensBefore", n)?,
         tokens_after: count(obj, "tokensAfter", n)?,
         round: u32::try_from(count(obj, "round", n)?).unwrap_or(u32::MAX),

@@ -18,8 +18,8 @@
 //!   start of the live range (the latest compaction's first kept entry) in one with a compaction.
 //!   A log read in part (a store's live lines) starts there, so the entries up to it may have lost
 //!   their parent;
-//! - an id named by the latest compaction (`firstKeptEntryId`, its system and pinned entries)
-//!   that names no entry: the live context would silently lose messages.
+//! - an id named by the latest compaction (`firstKeptEntryId`, `systemEntryIds`,
+//!   `pinnedEntryIds`, `keptEntryIds`) that names no entry: the live context would silently lose messages.
 
 use std::collections::HashMap;
 
@@ -189,20 +189,7 @@ fn check_links(log: &[Entry], ids: &HashMap<String, usize>, numbers: &[usize]) -
         })
     {
         let n = line_of(c);
-        let named = comp
-            .first_kept_entry_id
-            .iter()
-            .map(|id| ("firstKeptEntryId", id))
-            .chain(
-                comp.system_entry_ids
-                    .iter()
-                    .map(|id| ("systemEntryIds", id)),
-            )
-            .chain(
-                comp.pinned_entry_ids
-                    .iter()
-                    .map(|id| ("pinnedEntryIds", id)),
-            );
+        let named = comp.named_entries();
         for (key, id) in named {
             if !ids.contains_key(id) {
                 return Err(Error::invalid_input(

@@ -6,7 +6,19 @@
 use serde_json::Value;
 
 use crate::core::error::{Error, Result};
+use crate::core::options::{parse_with, Options};
 use crate::core::trigger::Budget;
+
+/// The keys only a session's options object has (`SessionOptions` in `js/types/session.d.ts`
+/// adds them to the Compactor's, without the store keys).
+pub const SESSION_KEYS: [&str; 3] = ["sessionId", "background", "strict"];
+
+/// A session's options object (its functions taken out): the shared options and the
+/// session-only ones. An unknown key's error lists both.
+pub fn parse(mut options: Value) -> Result<(Options, SessionOptions)> {
+    let session = take(&mut options)?;
+    Ok((parse_with(&options, &SESSION_KEYS)?, session))
+}
 
 /// The session-only options.
 #[derive(Clone, Debug, Default, PartialEq)]

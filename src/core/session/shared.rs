@@ -240,10 +240,8 @@ impl Session {
             .unwrap_or(c);
         let from = kept.min(c);
         let mut carry: Vec<usize> = comp
-            .system_entry_ids
-            .iter()
-            .chain(&comp.pinned_entry_ids)
-            .filter_map(|id| self.position(id))
+            .named_entries()
+            .filter_map(|(_, id)| self.position(id))
             .filter(|&i| i < from)
             .collect();
         let before = self.log.get(..from).unwrap_or_default();

@@ -1,9 +1,9 @@
 //! The live context of a log: what the model is sent now.
 //!
 //! The loader rule (seed 000): find the latest compaction; the context is its system messages, its
-//! summary, its pinned messages, then every message entry from its first kept entry on (those
-//! appended while it was being written included), skipping the entries it lists as system or
-//! pinned. Without a compaction it is every message. Hidden parts (prune entries) are replaced by
+//! summary, its pinned messages, the messages it kept from before its tail (Codex's recent user
+//! messages), then every message entry from its first kept entry on (those appended while it was
+//! being written included), skipping the entries it lists as system, pinned or kept. Without a compaction it is every message. Hidden parts (prune entries) are replaced by
 //! their replacement everywhere.
 //!
 //! The view keeps running totals (tokens, turns, non-system messages), so that appending a message
@@ -207,6 +207,7 @@ impl View {
                 };
                 let systems = listed(&comp.system_entry_ids);
                 let pinned = listed(&comp.pinned_entry_ids);
+                let kept = listed(&comp.kept_entry_ids);
                 for &i in &systems {
                     view.push_entry(log, i, &hidden, estimator);
                 }
@@ -214,11 +215,12 @@ impl View {
                     let kinds = estimator.estimate_message(&message);
                     view.push(c, Some(message.clone()), &message, kinds);
                 }
-                for &i in &pinned {
+                for &i in pinned.iter().chain(&kept) {
                     view.push_entry(log, i, &hidden, estimator);
                 }
                 skip.extend(systems);
                 skip.extend(pinned);
+                skip.extend(kept);
                 comp.first_kept_entry_id
                     .as_ref()
                     .and_then(|id| ids.get(id).copied())
