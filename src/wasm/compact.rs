@@ -12,7 +12,7 @@ use super::convert::{originals, outgoing, to_js};
 use super::runner::{run, Context, Host, Ran};
 use crate::core::driver::next_round;
 use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start};
-use crate::core::plan::{Disposition, Plan};
+use crate::core::plan::Plan;
 use crate::core::render::Origin;
 use js_sys::{Array, Object, Reflect};
 use serde_json::json;
