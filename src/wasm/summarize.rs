@@ -78,6 +78,16 @@ fn set(obj: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), value);
 }
 
+/// Refuses text of the caller's longer than a summary may hold, before it is copied into the
+/// module (`core::summary::answer::check_length`).
+fn check_length(text: &JsValue, what: &str) -> Result<(), JsValue> {
+    let units = text
+        .dyn_ref::<js_sys::JsString>()
+        .map_or(0, js_sys::JsString::length);
+    crate::core::summary::answer::check_length(units as usize, what)
+        .map_err(|e| error_to_js(&e, None))
+}
+
 /// The summary text of an answer: a string, or `{ summary: string }`.
 fn answer_text(answer: &JsValue) -> Option<String> {
     answer.as_string().or_else(|| {
@@ -191,6 +201,12 @@ async fn ask(
                 cause = Some(value);
             }
             Ok(answer) => {
+                let text = if answer.is_object() {
+                    Reflect::get(&answer, &JsValue::from_str("summary")).unwrap_or_default()
+                } else {
+                    answer.clone()
+                };
+                check_length(&text, "the summarizer's answer")?;
                 if answer_text(&answer).is_some() {
                     return Ok(answer);
                 }
@@ -424,6 +440,7 @@ async fn before_hook(
         if given.is_undefined() {
             return Ok(None);
         }
+        check_length(&given, "onBeforeCompaction's summary")?;
         let Some(summary) = given.as_string() else {
             return Err(fail(
                 ErrorCode::HookFailed,
