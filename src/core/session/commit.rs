@@ -157,11 +157,12 @@ pub fn entries_for(
     // messages before it (Codex keeps recent user messages from the summarized part) are logged
     // as pinned: shown right after the summary, in order, as the Compactor returns them.
     let len = plan.dispositions.len();
-    let tail_start = plan
+    let kept_run = plan
         .dispositions
         .iter()
         .rposition(|d| *d != Disposition::Keep)
         .map_or(0, |i| i + 1);
+    let tail_start = log_run(snapshot, log, kept_run);
     let pinned: Vec<String> = plan
         .dispositions
         .iter()
@@ -253,6 +254,54 @@ pub fn entries_for(
 
 /// `digest` with `hidden`: the hidden parts of the messages the plan summarizes or drops, in
 /// order, with the tool they belong to and their replacement.
+/// The start of the kept tail: the first index from `from` on whose messages are, in the log, an
+/// unbroken run of message entries up to the snapshot's last. The view shows every message entry
+/// from the first kept one on, so a kept message followed in the log by one the snapshot left out
+/// (an orphan tool result an earlier compaction dropped) is logged as pinned instead: naming it
+/// first kept would bring the left-out message back.
+fn log_run(snapshot: &Snapshot, log: &[Entry], from: usize) -> usize {
+    let len = snapshot.sources.len();
+    let id_at = |i: usize| match snapshot.sources.get(i) {
+        Some(Source::Entry(id)) => Some(id.as_str()),
+        _ => None,
+    };
+    let Some(last) = len.checked_sub(1).and_then(id_at) else {
+        return len;
+    };
+    let position: std::collections::HashMap<&str, usize> = log
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    let Some(&end) = position.get(last) else {
+        return len;
+    };
+    let mut start = len;
+    let mut messages = 0;
+    let mut at = end + 1;
+    for i in (from..len).rev() {
+        let Some(&p) = id_at(i).and_then(|id| position.get(id)) else {
+            break;
+        };
+        if p >= at {
+            break;
+        }
+        // Message entries of the log from this one up to the previous start.
+        messages += log
+            .get(p..at)
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::Message(_)))
+            .count();
+        if messages != len - i {
+            break;
+        }
+        start = i;
+        at = p;
+    }
+    start
+}
+
 fn with_hidden_digest(digest: Value, snapshot: &Snapshot, plan: &Plan, log: &[Entry]) -> Value {
     let hidden = super::view::hidden_parts(log);
     let calls: std::collections::HashMap<&str, &str> = snapshot
