@@ -48,9 +48,9 @@ async function run(parsed) {
       return;
     }
     case "compact": {
-      const [{ compactText, checkOut, writeLog, formatCompact }, { readInput }] = await Promise.all([import("./cli/compact.mjs"), import("./cli/load.mjs")]);
+      const { compactFile, checkOut, writeLog, formatCompact } = await import("./cli/compact.mjs");
       checkOut(values.out, { input: file, force: values.force === true });
-      const { report, log } = await compactText(readInput(file), file, values);
+      const { report, log } = await compactFile(file, values);
       writeLog(log, values.out, { input: file, force: values.force === true });
       if (values.json) printJson(report);
       else if (values.out === "-") process.stderr.write(`${formatCompact(report)}\n`);

@@ -3,11 +3,14 @@
 // A trap (`WebAssembly.RuntimeError`: out of memory, a stack overflow, an exception thrown through
 // wasm frames) can leave the instance's memory half-updated, so the instance is replaced by a
 // fresh one (wasm-bindgen's `__wbg_reset_state`) and the caller gets an `INTERNAL` error; every new
-// call works. Every live `Session` (not attached to a store) survives: just before the reset its
-// log is read from the old instance (`toJSONL`, and `flush` for the lines not flushed yet), and it
-// is read back into the fresh one (`fromJSONL` with the options it was made with); the same JS
-// object then points at the new session, and its next `flush()` still gives the lines it had not
-// given. A session whose log cannot be read (the one that trapped, mid-change) is lost. Other objects
+// call works. Every live `Session` survives: just before the reset its log is read from the old
+// instance (`toJSONL`, and `flush` for the lines not flushed yet), and it is read back into the
+// fresh one (`fromJSONL` with the options it was made with); the same JS object then points at the
+// new session, and its next `flush()` still gives the lines it had not given. A store-attached
+// session (`Session.open`) carries its store bookkeeping instead of unflushed lines: its id tag and
+// what the store does not hold yet (`__storePending`: the pending entries, header and live set),
+// so that its next commit writes exactly those. A session whose log cannot be read (the one that
+// trapped, mid-change) is lost. Other objects
 // made before the reset, and objects after `free()`, fail with `DISPOSED`; `free()` (and
 // `Symbol.dispose`) on such an object does nothing. A revoked Proxy passed in is `INVALID_INPUT`.
 // The build turns this file into CommonJS for the Node entry (`pkg/node/guard.cjs`).
@@ -32,6 +35,9 @@ export function guard(wasm, CompactionError, onReset) {
     toJSONL: SessionClass.prototype.toJSONL,
     flush: SessionClass.prototype.flush,
     fromJSONL: SessionClass.fromJSONL,
+    storeAttach: SessionClass.prototype.__storeAttach,
+    storePending: SessionClass.prototype.__storePending,
+    storeRestore: SessionClass.prototype.__storeRestore,
   };
   const live = new Set();
   const refs = new WeakMap();
@@ -40,6 +46,8 @@ export function guard(wasm, CompactionError, onReset) {
   // so that wasm-bindgen frees it when the object is collected), and the lines not flushed yet.
   const twins = new WeakMap();
   const unflushed = new WeakMap();
+  // The id tag of each store-attached session (`__storeAttach`), given again after a reset.
+  const storeTags = new WeakMap();
   const gone = typeof FinalizationRegistry === "undefined" ? null : new FinalizationRegistry((ref) => live.delete(ref));
 
   function track(session, options) {
@@ -73,12 +81,17 @@ export function guard(wasm, CompactionError, onReset) {
     const saved = [];
     for (const ref of live) {
       const session = ref.deref();
-      // A store-attached session's bookkeeping (what the store holds) is not carried over.
-      if (session === undefined || Object.hasOwn(session, "conversationId")) continue;
+      if (session === undefined) continue;
       try {
         const text = raw.toJSONL.call(session);
-        const lines = raw.flush.call(session);
-        saved.push({ session, text, lines });
+        if (storeTags.has(session)) {
+          // What the store does not hold yet; the store holds the rest.
+          const pending = raw.storePending.call(session);
+          const store = { entries: pending.lines.length, header: pending.header !== undefined, live: pending.live !== undefined };
+          saved.push({ session, text, lines: "", store });
+        } else {
+          saved.push({ session, text, lines: raw.flush.call(session) });
+        }
       } catch {
         // Made before an earlier reset, freed, or caught mid-change by the trap: lost.
       }
@@ -88,10 +101,14 @@ export function guard(wasm, CompactionError, onReset) {
 
   // Re-creates them in the fresh instance, each behind its old JS object.
   function restoreSessions(saved) {
-    for (const { session, text, lines } of saved) {
+    for (const { session, text, lines, store } of saved) {
       let fresh;
       try {
         fresh = raw.fromJSONL.call(SessionClass, text, optionsOf.get(session));
+        if (store) {
+          raw.storeAttach.call(fresh, storeTags.get(session));
+          raw.storeRestore.call(fresh, store.entries, store.header, store.live);
+        }
       } catch {
         continue;
       }
@@ -213,6 +230,15 @@ export function guard(wasm, CompactionError, onReset) {
           return before + lines;
         };
         Object.defineProperty(value, "name", { value: "flush" });
+        Object.defineProperty(target, key, { ...d, value });
+      } else if (typeof d.value === "function" && target === SessionClass?.prototype && key === "__storeAttach") {
+        // The tag is given again to the session re-created after a reset.
+        const attach = wrap(d.value);
+        const value = function __storeAttach(tag) {
+          const result = attach.call(this, tag);
+          storeTags.set(this, tag);
+          return result;
+        };
         Object.defineProperty(target, key, { ...d, value });
       } else if (typeof d.value === "function" && (key === "free" || key === Symbol.dispose)) {
         Object.defineProperty(target, key, { ...d, value: wrapFree(d.value) });

@@ -1,11 +1,12 @@
 // compact: a forced compaction through Session.compact, the result written as the session's JSONL
-// log (Session.toJSONL()).
+// log (Session.toJSONL()). The command's input is read a piece at a time (stream.mjs).
 import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { estimateTokens } from "context-compaction";
 import { CliError, EXIT } from "./errors.mjs";
 import { KIND_NAMES, loadInput, openSession, reportHead } from "./load.mjs";
 import { progressBar } from "./progress.mjs";
+import { openInputSession } from "./stream.mjs";
 import { compactorOptions, describeSettings } from "./settings.mjs";
 import { summarizerFor } from "./summarizer.mjs";
 import { change, fields, keptText, lostLines, num } from "./text.mjs";
@@ -16,16 +17,36 @@ import { change, fields, keptText, lostLines, num } from "./text.mjs";
  */
 export async function compactText(text, file, values, { stream = process.stderr } = {}) {
   const input = loadInput(text, values.format);
-  const options = compactorOptions(values, input.kind === "messages" ? input.format : null);
-  const settings = describeSettings(values, options);
+  return compactOpened(file, values, stream, (optionsFor) => ({
+    session: openSession(text, input, optionsFor(input.kind === "messages" ? input.format : null)),
+    input,
+    before: null,
+  }));
+}
+
+/**
+ * `compactText` of a file read a piece at a time (stream.mjs): what `compact <file>` runs, so
+ * that a large input is never held whole.
+ */
+export async function compactFile(file, values, { stream = process.stderr } = {}) {
+  return compactOpened(file, values, stream, (optionsFor) => openInputSession(file, values.format, optionsFor));
+}
+
+async function compactOpened(file, values, stream, open) {
   const { summarize, name } = summarizerFor(values);
   const progress = progressBar(stream);
-  Object.assign(options, { summarize });
-  if (values.retries !== undefined) options.retries = values.retries;
-  if (progress.onProgress) options.onProgress = progress.onProgress;
-  const session = openSession(text, input, options);
+  let settings = null;
+  const optionsFor = (format) => {
+    const options = compactorOptions(values, format);
+    settings = describeSettings(values, options);
+    Object.assign(options, { summarize });
+    if (values.retries !== undefined) options.retries = values.retries;
+    if (progress.onProgress) options.onProgress = progress.onProgress;
+    return options;
+  };
+  const { session, input, before: counted } = open(optionsFor);
   try {
-    const before = session.render({ cacheControl: false }).messages.length;
+    const before = counted ?? session.render({ cacheControl: false }).messages.length;
     progress.start();
     let result;
     try {

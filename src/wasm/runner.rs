@@ -30,6 +30,7 @@ use crate::core::pipeline::{
     Asked, Asking, BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Job, Outcome,
     Pipeline, StateField, Step, ValueId,
 };
+use crate::core::summary::answer::MAX_ANSWER_UNITS;
 use crate::core::summary::job::PieceRequest;
 use crate::formats::Format;
 
@@ -252,6 +253,9 @@ async fn attempt(
 
 fn call_end(end: Result<JsValue, CallError>, values: &mut Values) -> CallEnd {
     match end {
+        Ok(answer) if text_units(&answer) > MAX_ANSWER_UNITS => {
+            CallEnd::TooLong(text_units(&answer))
+        }
         Ok(answer) => CallEnd::Answer {
             text: answer_text(&answer),
             state: state_field(&answer, values),
@@ -273,6 +277,18 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
     } else {
         JsValue::UNDEFINED
     }
+}
+
+/// The UTF-16 length of an answer's text (a string, or `{ summary: string }`), read without
+/// copying it into the module; 0 when it is neither.
+fn text_units(answer: &JsValue) -> usize {
+    let text = if answer.is_object() {
+        get(answer, "summary")
+    } else {
+        answer.clone()
+    };
+    text.dyn_ref::<js_sys::JsString>()
+        .map_or(0, |s| s.length() as usize)
 }
 
 /// The summary text of an answer: a string, or `{ summary: string }`.
@@ -365,7 +381,10 @@ async fn before(cx: &Context<'_>, tokens_before: usize, values: &mut Values) -> 
     if summary.is_undefined() {
         return BeforeAnswer::Proceed;
     }
-    BeforeAnswer::Summary(summary.as_string())
+    match text_units(&summary) {
+        units if units > MAX_ANSWER_UNITS => BeforeAnswer::TooLong(units),
+        _ => BeforeAnswer::Summary(summary.as_string()),
+    }
 }
 
 /// Calls a hook that only observes (`onProgress`, `onAfterCompaction`) and awaits what it

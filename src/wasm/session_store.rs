@@ -20,6 +20,14 @@ fn live_json(live: &LiveSet) -> Value {
     json!({"from": live.from, "carry": live.carry})
 }
 
+/// JSON text from the store with lone-surrogate escapes read as the core's marks.
+fn marked(text: String) -> String {
+    match crate::core::surrogates::escapes_to_marks(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(m) => m,
+    }
+}
+
 fn strings(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
     if !Array::is_array(value) {
         return throw(Err(Error::invalid_input(
@@ -64,12 +72,15 @@ impl Session {
         let lines: Vec<Value> = pending
             .entries
             .iter()
-            .map(|e| json!({"id": e.id, "line": e.line}))
+            .map(|e| json!({"id": e.id, "line": super::convert::json_text_out(e.line.clone())}))
             .collect();
         let mut out = json!({ "lines": lines });
         if let Value::Object(obj) = &mut out {
             if let Some(h) = pending.header {
-                obj.insert("header".into(), json!(h));
+                obj.insert(
+                    "header".into(),
+                    json!(super::convert::json_text_out(h.to_string())),
+                );
             }
             if let Some(live) = &pending.live {
                 obj.insert("live".into(), live_json(live));
@@ -90,11 +101,23 @@ impl Session {
         }
     }
 
+    /// After an instance reset (js/guard.mjs): the session read back from the old one's log
+    /// again has `entries` pending lines, and a pending header and live set when asked.
+    #[wasm_bindgen(js_name = __storeRestore, skip_typescript)]
+    pub fn store_restore(&self, entries: u32, header: bool, live: bool) {
+        let mut state = self.inner.state.borrow_mut();
+        if let Some(core) = state.core.as_mut() {
+            core.restore_pending(entries as usize, header, live);
+        }
+    }
+
     /// Merges the lines other writers stored after this session's (`header` is the store's):
     /// `{ merged, dropped: [{ id, type }] }`.
     #[wasm_bindgen(js_name = __storeMerge, skip_typescript)]
     pub fn store_merge(&self, header: String, lines: JsValue) -> Result<JsValue, JsValue> {
-        let lines = strings(&lines, "lines")?;
+        // Stored lines hold lone surrogates as the `\udXXX` escapes `JSON.stringify` writes.
+        let header = marked(header);
+        let lines: Vec<String> = strings(&lines, "lines")?.into_iter().map(marked).collect();
         let mut state = self.inner.state.borrow_mut();
         let format = match state.core.as_ref() {
             Some(c) => throw(Format::parse(&c.header().format))?,

@@ -17,6 +17,17 @@ pub fn aborted() -> Error {
     )
 }
 
+/// What [`too_long`] calls the summarizer's answer.
+pub const ANSWER: &str = "the summarizer's answer";
+
+/// The error of a text of `units` UTF-16 units past what a summary may hold (`what` names it).
+pub fn too_long(units: usize, what: &str) -> Error {
+    match crate::core::summary::answer::check_length(units, what) {
+        Err(error) => error,
+        Ok(()) => Error::new(ErrorCode::Internal, format!("{what} is not too long")),
+    }
+}
+
 /// The retry numbers of `options`.
 pub fn retry_policy(options: &Options) -> RetryPolicy {
     RetryPolicy {
@@ -61,6 +72,7 @@ impl Asking {
                 ..
             } => return Asked::Answer(text, state),
             CallEnd::Aborted(why) => return Asked::Failed(aborted(), Some(why)),
+            CallEnd::TooLong(units) => return Asked::Failed(too_long(units, ANSWER), None),
             CallEnd::Answer {
                 text: None, value, ..
             } => {

@@ -321,6 +321,10 @@ impl<'a> Job<'a> {
                 self.summary = Some(text);
                 self.render()
             }
+            BeforeAnswer::TooLong(units) => self.fail(
+                super::asking::too_long(units, "onBeforeCompaction's summary"),
+                None,
+            ),
             BeforeAnswer::Threw(e) => self.fail(
                 hook(
                     ErrorCode::HookFailed,

@@ -110,6 +110,9 @@ pub enum BeforeAnswer {
     Rejected(ValueId),
     /// It did not settle within `timeoutMs`.
     TimedOut,
+    /// It returned `{ summary }` with a string of this many UTF-16 units, past what a summary
+    /// may hold ([`crate::core::summary::answer::MAX_ANSWER_UNITS`]): not read.
+    TooLong(usize),
 }
 
 /// How one summarizer call ended.
@@ -129,6 +132,9 @@ pub enum CallEnd {
     TimedOut,
     /// The caller's signal aborted (with this reason).
     Aborted(ValueId),
+    /// It answered a text of this many UTF-16 units, past what a summary may hold
+    /// ([`crate::core::summary::answer::MAX_ANSWER_UNITS`]): not read, and not asked again.
+    TooLong(usize),
 }
 
 /// The `state` field of a `{ summary, state }` answer, as far as the binding could read it.

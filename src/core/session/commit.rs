@@ -157,7 +157,9 @@ pub fn entries_for(
     // messages before it (Codex keeps recent user messages from the summarized part) are listed
     // on their own: the view shows them after the pinned ones, in order, as the Compactor does.
     let len = plan.dispositions.len();
-    let tail_start = plan.tail_start();
+    // The tail starts where the kept run is also an unbroken run of the log's message entries
+    // (a dropped orphan between two kept messages must not come back through the view).
+    let tail_start = log_run(snapshot, log, plan.tail_start());
     let kept_before_tail: Vec<String> = plan
         .dispositions
         .iter()
@@ -247,6 +249,54 @@ pub fn entries_for(
     }
     out.push((new_id(), EntryKind::Compaction(Box::new(compaction))));
     Ok(out)
+}
+
+/// The start of the kept tail: the first index from `from` on whose messages are, in the log, an
+/// unbroken run of message entries up to the snapshot's last. The view shows every message entry
+/// from the first kept one on, so a kept message followed in the log by one the snapshot left out
+/// (an orphan tool result an earlier compaction dropped) is listed in `keptEntryIds` instead:
+/// naming it first kept would bring the left-out message back.
+fn log_run(snapshot: &Snapshot, log: &[Entry], from: usize) -> usize {
+    let len = snapshot.sources.len();
+    let id_at = |i: usize| match snapshot.sources.get(i) {
+        Some(Source::Entry(id)) => Some(id.as_str()),
+        _ => None,
+    };
+    let Some(last) = len.checked_sub(1).and_then(id_at) else {
+        return len;
+    };
+    let position: std::collections::HashMap<&str, usize> = log
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    let Some(&end) = position.get(last) else {
+        return len;
+    };
+    let mut start = len;
+    let mut messages = 0;
+    let mut at = end + 1;
+    for i in (from..len).rev() {
+        let Some(&p) = id_at(i).and_then(|id| position.get(id)) else {
+            break;
+        };
+        if p >= at {
+            break;
+        }
+        // Message entries of the log from this one up to the previous start.
+        messages += log
+            .get(p..at)
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::Message(_)))
+            .count();
+        if messages != len - i {
+            break;
+        }
+        start = i;
+        at = p;
+    }
+    start
 }
 
 /// `digest` with `hidden`: the hidden parts of the messages the plan summarizes or drops, in

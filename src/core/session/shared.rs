@@ -120,6 +120,17 @@ impl Session {
         }
     }
 
+    /// Takes back what [`Session::pending`] said of a session this one was read from (its log,
+    /// written by `to_jsonl`): the last `entries` entries, the header when `header`, and the live
+    /// set when `live` are not in the store yet. A log read back counts as stored otherwise.
+    pub fn restore_pending(&mut self, entries: usize, header: bool, live: bool) {
+        self.flushed = self.log.len().saturating_sub(entries);
+        self.header_flushed = !header;
+        if live {
+            self.live_epoch = self.live_stored.saturating_add(1);
+        }
+    }
+
     /// Entries the store holds, of those in this session's log.
     pub fn stored(&self) -> usize {
         self.flushed

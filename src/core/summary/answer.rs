@@ -6,6 +6,29 @@
 //! is dropped; a `<summary>…</summary>` wrapper around what is left is removed. Text without the
 //! tags is returned trimmed and otherwise unchanged, so that a summary that merely mentions the
 //! tags inside its prose is kept whole.
+//!
+//! An answer (or a summary a hook supplies) longer than [`MAX_ANSWER_UNITS`] UTF-16 units is
+//! refused before it is copied ([`check_length`]): no model writes that much, and copying a
+//! runaway answer could exhaust the module's memory while the compaction awaits.
+
+use crate::core::error::{Error, ErrorCode, Result};
+
+/// The most UTF-16 units (JS string length) an answer may hold: 4 Mi, about a million tokens.
+pub const MAX_ANSWER_UNITS: usize = 1 << 22;
+
+/// Refuses an answer of `units` UTF-16 units past [`MAX_ANSWER_UNITS`] (`SUMMARIZER_FAILED`;
+/// `what` names where it came from).
+pub fn check_length(units: usize, what: &str) -> Result<()> {
+    if units <= MAX_ANSWER_UNITS {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::SummarizerFailed,
+        format!(
+            "{what} holds {units} characters, over the {MAX_ANSWER_UNITS} a summary may hold; nothing was changed"
+        ),
+    ))
+}
 
 const ANALYSIS_OPEN: &str = "<analysis>";
 const ANALYSIS_CLOSE: &str = "</analysis>";
@@ -63,5 +86,12 @@ mod tests {
             summary_text("<summary>a</summary> <summary>b</summary>"),
             "<summary>a</summary> <summary>b</summary>"
         );
+    }
+
+    #[test]
+    fn answers_past_the_limit_are_refused() {
+        assert!(check_length(MAX_ANSWER_UNITS, "the answer").is_ok());
+        let error = check_length(MAX_ANSWER_UNITS + 1, "the answer").err();
+        assert_eq!(error.map(|e| e.code), Some(ErrorCode::SummarizerFailed));
     }
 }
