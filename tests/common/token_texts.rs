@@ -25,10 +25,7 @@ fn strings(value: &Value, out: &mut BTreeSet<String>) {
 pub fn fixture_files() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in [
-        "tests/fixtures/pi",
-        "tests/fixtures/claude-code",
-    ] {
+    for dir in ["tests/fixtures/pi", "tests/fixtures/claude-code"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path
