@@ -168,10 +168,15 @@ impl IdentityCache {
         todo.sort_unstable();
         let format = match format.or(self.format) {
             Some(f) => f,
-            None => {
-                let json = to_json(&array.clone().into(), "messages")?;
-                super::error::throw(detect(&json))?
-            }
+            // What detection reads of each message (its fields and blocks, each distinct shape
+            // once); an array that is not plain data is converted whole.
+            None => match super::on_demand::detect_format(array)? {
+                Some(f) => f,
+                None => {
+                    let json = to_json(&array.clone().into(), "messages")?;
+                    super::error::throw(detect(&json))?
+                }
+            },
         };
         if self.format.is_some() && self.format != Some(format) {
             // Another format than the cached messages': start over.
@@ -196,37 +201,42 @@ impl IdentityCache {
                 })?;
             unseen.push((i, value));
         }
-        let mut batch = batch_json(&unseen).map(Vec::into_iter);
-        for (i, value) in unseen {
-            let path = format!("messages[{i}]");
-            let json = match batch.as_mut().and_then(Iterator::next) {
-                Some(json) => json,
-                None => to_json(&value, &path)?,
-            };
-            let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
-            let kinds = if estimator.counter.is_exact() {
-                self.counts.estimate_message(estimator, &message)
-            } else {
-                estimator.estimate_message(&message)
-            };
-            let id = self.next;
-            self.next = self.next.wrapping_add(1).max(1);
-            if value.is_object() {
-                self.map
-                    .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
-            }
-            self.entries.insert(
-                id,
-                Cached {
-                    message,
-                    tokens: kinds.total(),
-                    kinds,
-                    part_tokens: None,
-                    pruned: None,
-                },
-            );
-            if let Some(slot) = ids.get_mut(i) {
-                *slot = id;
+        // In batches of at most BATCH_MAX, each imported before the next is converted: the
+        // converted form of a whole long history is never held at once.
+        for chunk in unseen.chunks(BATCH_MAX) {
+            let mut batch = batch_json(chunk).map(Vec::into_iter);
+            for (i, value) in chunk {
+                let i = *i;
+                let path = format!("messages[{i}]");
+                let json = match batch.as_mut().and_then(Iterator::next) {
+                    Some(json) => json,
+                    None => to_json(value, &path)?,
+                };
+                let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+                let kinds = if estimator.counter.is_exact() {
+                    self.counts.estimate_message(estimator, &message)
+                } else {
+                    estimator.estimate_message(&message)
+                };
+                let id = self.next;
+                self.next = self.next.wrapping_add(1).max(1);
+                if value.is_object() {
+                    self.map
+                        .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
+                }
+                self.entries.insert(
+                    id,
+                    Cached {
+                        message,
+                        tokens: kinds.total(),
+                        kinds,
+                        part_tokens: None,
+                        pruned: None,
+                    },
+                );
+                if let Some(slot) = ids.get_mut(i) {
+                    *slot = id;
+                }
             }
         }
         self.mark_head(&ids, recognizer);
@@ -412,6 +422,8 @@ fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
 
 /// From how many unseen messages they cross into wasm together.
 const BATCH: usize = 32;
+/// The most unseen messages converted in one crossing.
+const BATCH_MAX: usize = 4096;
 
 /// The unseen messages converted in one crossing (as the JSON bytes of one array, see
 /// `super::plain`) when there are many: `None` when they are few, when one of them holds binary
