@@ -21,7 +21,7 @@ use crate::core::message::Message;
 use crate::core::options::{parse, Options};
 use crate::core::session::options::{take, SessionOptions};
 use crate::core::session::{self as core_session, Config, EntryKind, Source};
-use crate::formats::{cache_control as anthropic, detect, session_log, Format};
+use crate::formats::{cache_control as anthropic, session_log, Format};
 
 /// What a `Session` holds; shared with its in-flight compactions.
 pub struct Inner {
@@ -286,9 +286,12 @@ impl Inner {
         let format = match self.format(&state) {
             Some(f) => f,
             None if json.is_empty() => return Ok(Array::new()),
-            None => throw(detect(&Value::Array(json.clone())))?,
+            None => throw(crate::formats::detect::detect_messages(
+                &json.iter().collect::<Vec<_>>(),
+            ))?,
         };
         let import = crate::formats::message_importer(format);
+        super::heap::headroom();
         // A message whose format records no time is stamped with the time it was appended
         // (written in its log entry), so that cache-lifetime pruning can age it.
         #[allow(clippy::cast_possible_truncation)]
@@ -311,6 +314,7 @@ impl Inner {
             core.set_id_tag(state.id_tag.clone());
             state.core = Some(core);
         }
+        super::heap::headroom();
         let ids = match state.core.as_mut() {
             Some(c) => c.append(messages),
             None => Vec::new(),
