@@ -181,12 +181,7 @@ impl IdentityCache {
         if self.format.is_some() && self.format != Some(format) {
             // Another format than the cached messages': start over.
             self.clear();
-            for i in 0..ids.len() {
-                if !todo.contains(&i) {
-                    todo.push(i);
-                }
-            }
-            todo.sort_unstable();
+            todo = (0..ids.len()).collect();
         }
         self.format = Some(format);
         let import = crate::formats::message_importer(format);
