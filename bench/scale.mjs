@@ -32,6 +32,8 @@ async function median(step, messages) {
   const times = [];
   for (let r = 0; r < runs; r++) times.push(await step(messages));
   times.sort((a, b) => a - b);
+  // Progress on stderr (a run at the full sizes takes minutes on a busy machine).
+  console.error(`${messages.length} messages: ${times.map((t) => t.toFixed(0)).join(", ")} ms`);
   return times[Math.floor(times.length / 2)];
 }
 
