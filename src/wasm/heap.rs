@@ -1,19 +1,19 @@
-//! The instance's memory grows ahead of need, in few large steps (doubling). The allocator asks the engine
-//! for new wasm pages 64 KiB at a time, and past 64 MiB of memory each `memory.grow` costs V8 a
-//! full garbage collection (the grown memory is a new `ArrayBuffer` of the whole size, counted as
-//! external memory), whose cost grows with the caller's heap: converting a history of a million
-//! tiny messages grew the memory thousands of times, each time marking the history's hundreds of
-//! MB of JS objects, so the time was quadratic in the history's length.
+//! The instance's memory grows ahead of need, in few large (doubling) steps. The allocator asks
+//! the engine for new wasm pages 64 KiB at a time, and past 64 MiB of memory each `memory.grow`
+//! costs V8 a full garbage collection (the grown memory is a new `ArrayBuffer` of the whole size,
+//! counted as external memory), whose cost grows with the caller's heap: converting a history of a
+//! million tiny messages grew the memory thousands of times, each time marking the history's
+//! hundreds of MB of JS objects, so the time was quadratic in the history's length.
 //!
 //! Growing ahead goes through the allocator: an allocation of the wanted size, freed at once. The
 //! freed block joins the free top of the heap (wasm memory is never given back), and the
 //! allocations that follow are carved from it. [`grow_ahead`], called for every value converted
-//! from JS, grows the memory by its size when it grew since its last look, so the number of
-//! grows is logarithmic in the heap's size; [`headroom`], called when a compaction, a render or an
-//! append starts, makes the memory's size free for the allocations of the core (which knows nothing of wasm);
-//! [`reserve`] makes room before one large step (parsing a long JSON text). Pages grown but never
-//! written cost no physical memory. A grow the instance cannot make (near its 4 GiB) is made
-//! smaller or skipped: the allocator then grows by what it needs, as before.
+//! from JS, grows the memory by its size when it grew since its last look, so the number of grows
+//! is logarithmic in the heap's size; [`headroom`], called when a compaction, a render or an
+//! append starts, makes the memory's size free for the allocations of the core (which knows
+//! nothing of wasm); [`reserve`] makes room before one large step (parsing a long JSON text).
+//! Pages grown but never written cost no physical memory. A grow the instance cannot make (near
+//! its 4 GiB) is made smaller or skipped: the allocator then grows by what it needs, as before.
 
 use std::cell::Cell;
 
