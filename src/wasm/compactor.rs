@@ -196,6 +196,7 @@ impl Compactor {
             return js_sys::Promise::reject(&e);
         }
         let snapshot = self.converted(&messages, &options);
+        super::heap::headroom();
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::future_to_promise(async move {
             super::compact::compact(inner, snapshot?, options, false).await
@@ -211,6 +212,7 @@ impl Compactor {
         }
         let inner = Rc::clone(&self.inner);
         let snapshot = self.converted(&messages, &options);
+        super::heap::headroom();
         wasm_bindgen_futures::future_to_promise(async move {
             let result = super::compact::compact(inner, snapshot?, options, true).await?;
             let changed = |key: &str| {

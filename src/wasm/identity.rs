@@ -82,10 +82,15 @@ impl Identity {
         buffer.subarray(0, array.length()).copy_to(&mut ids);
         let format = match format.or(store.format()) {
             Some(f) => f,
-            None => {
-                let json = to_json(&array.clone().into(), "messages")?;
-                super::error::throw(detect(&json))?
-            }
+            // What detection reads of each message (its fields and blocks, each distinct shape
+            // once); an array that is not plain data is converted whole.
+            None => match super::on_demand::detect_format(array)? {
+                Some(f) => f,
+                None => {
+                    let json = to_json(&array.clone().into(), "messages")?;
+                    super::error::throw(detect(&json))?
+                }
+            },
         };
         store.adopt_format(format);
         let todo = store.unknown(&ids);
@@ -101,21 +106,26 @@ impl Identity {
                 })?;
             unseen.push((i, value));
         }
-        let mut batch = batch_json(&unseen).map(Vec::into_iter);
-        for (i, value) in unseen {
-            let path = format!("messages[{i}]");
-            let json = match batch.as_mut().and_then(Iterator::next) {
-                Some(json) => json,
-                None => to_json(&value, &path)?,
-            };
-            let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
-            let id = store.insert(message, estimator);
-            if value.is_object() {
-                self.map
-                    .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
-            }
-            if let Some(slot) = ids.get_mut(i) {
-                *slot = id;
+        // In batches of at most BATCH_MAX, each imported before the next is converted: the
+        // converted form of a whole long history is never held at once.
+        for chunk in unseen.chunks(BATCH_MAX) {
+            let mut batch = batch_json(chunk).map(Vec::into_iter);
+            for (i, value) in chunk {
+                let i = *i;
+                let path = format!("messages[{i}]");
+                let json = match batch.as_mut().and_then(Iterator::next) {
+                    Some(json) => json,
+                    None => to_json(value, &path)?,
+                };
+                let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+                let id = store.insert(message, estimator);
+                if value.is_object() {
+                    self.map
+                        .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
+                }
+                if let Some(slot) = ids.get_mut(i) {
+                    *slot = id;
+                }
             }
         }
         store.settle(&ids, recognizer);
@@ -129,6 +139,8 @@ fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
 
 /// From how many unseen messages they cross into wasm together.
 const BATCH: usize = 32;
+/// The most unseen messages converted in one crossing.
+const BATCH_MAX: usize = 4096;
 
 /// The unseen messages converted in one crossing (as the JSON bytes of one array, see
 /// `super::plain`) when there are many: `None` when they are few, when one of them holds binary

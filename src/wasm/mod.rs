@@ -15,6 +15,7 @@ pub mod cost;
 pub mod env;
 pub mod error;
 pub mod functions;
+pub mod heap;
 pub mod identity;
 pub mod on_demand;
 pub mod options;

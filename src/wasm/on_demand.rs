@@ -48,24 +48,12 @@ impl OnDemandMessages {
         let Some(view) = super::plain::on_demand(&array, format.is_none()) else {
             return Ok(None);
         };
-        let format = match (format, &view.shapes) {
-            (Some(f), _) => f,
-            (None, Some((text, order))) => {
-                // JSON.stringify's text: it parses unless it holds a lone surrogate.
-                let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(text) else {
-                    return Ok(None);
-                };
-                // Each distinct shape once, at the first message that has it (shapes are numbered
-                // in that order).
-                let mut first: Vec<(usize, &Value)> = Vec::with_capacity(shapes.len());
-                for (i, &k) in order.iter().enumerate() {
-                    if k as usize == first.len() {
-                        first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
-                    }
-                }
-                throw(detect_indexed(&first))?
-            }
-            (None, None) => return Ok(None),
+        let format = match format {
+            Some(f) => f,
+            None => match detect_view(&view)? {
+                Some(f) => f,
+                None => return Ok(None),
+            },
         };
         Ok(Some(OnDemandMessages {
             array,
@@ -157,4 +145,33 @@ impl TrimSource<'static> for Source<'_> {
             .filter_map(|pair| pair.get(1).map(|&i| i as usize))
             .collect()
     }
+}
+
+/// The format of `array` (a snapshot) from what detection reads of each message, each distinct
+/// shape converted once: `Ok(None)` when the array is not plain data (the caller converts it
+/// whole to detect it). Errors: an ambiguous format.
+pub fn detect_format(array: &Array) -> std::result::Result<Option<Format>, JsValue> {
+    match super::plain::on_demand(array, true) {
+        Some(view) => detect_view(&view),
+        None => Ok(None),
+    }
+}
+
+fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Format>, JsValue> {
+    let Some((text, order)) = &view.shapes else {
+        return Ok(None);
+    };
+    // JSON.stringify's text: it parses unless it holds a lone surrogate.
+    let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(text) else {
+        return Ok(None);
+    };
+    // Each distinct shape once, at the first message that has it (shapes are numbered in that
+    // order).
+    let mut first: Vec<(usize, &Value)> = Vec::with_capacity(shapes.len());
+    for (i, &k) in order.iter().enumerate() {
+        if k as usize == first.len() {
+            first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
+        }
+    }
+    throw(detect_indexed(&first)).map(Some)
 }

@@ -296,6 +296,7 @@ fn json_with_binaries(
     kind: Kind,
     what: &str,
 ) -> Result<(Value, Option<js_sys::Array>), Error> {
+    super::heap::grow_ahead();
     let checked = shape(value, path, kind, true)?;
     let mut json = match checked.text.then(|| via_text(&checked.value)).flatten() {
         Some(json) => json,
@@ -338,7 +339,9 @@ fn put_back_longs(json: &mut Value, longs: &js_sys::Array) {
 /// when the text does not parse back (a lone surrogate, which JSON escapes and `serde_json`
 /// refuses): the caller then reads it value by value, which replaces lone surrogates.
 fn via_text(copy: &JsValue) -> Option<Value> {
-    serde_json::from_slice(&json_bytes(copy).ok()?.to_vec()).ok()
+    let bytes = json_bytes(copy).ok()?;
+    super::heap::reserve((bytes.length() as usize).saturating_mul(super::heap::VALUE_PER_BYTE));
+    serde_json::from_slice(&bytes.to_vec()).ok()
 }
 
 use crate::formats::media::BINARY_PLACEHOLDER as BINARY_KEY;

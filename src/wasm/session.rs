@@ -22,7 +22,7 @@ use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, Config, EntryKind, Source};
-use crate::formats::{cache_control as anthropic, detect, session_log, Format};
+use crate::formats::{cache_control as anthropic, session_log, Format};
 
 /// What a `Session` holds; shared with its in-flight compactions.
 pub struct Inner {
@@ -274,9 +274,12 @@ impl Inner {
         let format = match self.format(&state) {
             Some(f) => f,
             None if json.is_empty() => return Ok(Array::new()),
-            None => throw(detect(&Value::Array(json.clone())))?,
+            None => throw(crate::formats::detect::detect_messages(
+                &json.iter().collect::<Vec<_>>(),
+            ))?,
         };
         let import = crate::formats::message_importer(format);
+        super::heap::headroom();
         // A message whose format records no time is stamped with the time it was appended
         // (written in its log entry), so that cache-lifetime pruning can age it.
         #[allow(clippy::cast_possible_truncation)]
@@ -299,6 +302,7 @@ impl Inner {
             core.set_id_tag(state.id_tag.clone());
             state.core = Some(core);
         }
+        super::heap::headroom();
         let ids = match state.core.as_mut() {
             Some(c) => c.append(messages),
             None => Vec::new(),

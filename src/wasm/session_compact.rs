@@ -342,6 +342,7 @@ impl Session {
         if let Err(e) = self.inner.reentry.check("compact") {
             return Promise::reject(&e);
         }
+        super::heap::headroom();
         let inner = Rc::clone(&self.inner);
         // Marked as running at once when nothing runs, so `isCompacting` holds right after the call.
         let idle_now = inner.state.borrow().running.is_none();
@@ -376,6 +377,7 @@ impl Session {
         if let Err(e) = self.inner.reentry.check("prepare") {
             return Promise::reject(&e);
         }
+        super::heap::headroom();
         let now = Reflect::get(&options, &JsValue::from_str("now")).unwrap_or(JsValue::UNDEFINED);
         if !now.is_undefined() && !now.as_f64().is_some_and(f64::is_finite) {
             return Promise::reject(&error_to_js(
