@@ -10,8 +10,8 @@
 //! allocations that follow are carved from it. [`grow_ahead`], called for every value converted
 //! from JS, grows the memory by its size when it grew since its last look, so the number of grows
 //! is logarithmic in the heap's size; [`headroom`], called when a compaction, a render or an
-//! append starts, makes the memory's size free for the allocations of the core (which knows
-//! nothing of wasm); [`reserve`] makes room before one large step (parsing a long JSON text).
+//! append starts, does the same for the allocations of the core (which knows nothing of wasm);
+//! [`reserve`] makes room before one large step (parsing a long JSON text).
 //! Pages grown but never written cost no physical memory. A grow the instance cannot make (near
 //! its 4 GiB) is made smaller or skipped: the allocator then grows by what it needs, as before.
 
@@ -38,10 +38,14 @@ pub fn grow_ahead() {
     }
 }
 
-/// Makes the memory's size free in one block before a call that may allocate much (a compaction,
-/// a render, an append): nothing to do when the previous calls left it free.
+/// Before a call that may allocate much (a compaction, a render, an append): makes half the
+/// memory's size free in one block, so that at least as much as is in use is free. Half, not all:
+/// a free block as large as the whole memory can never exist while anything is in use, so asking
+/// for it grew the memory by what was in use on every call, without bound (a session of a few
+/// thousand short messages reached gigabytes of address space); asking for half grows it only
+/// while less is free than is used, so it stays within about twice what is in use.
 pub fn headroom() {
-    reserve(core::arch::wasm32::memory_size(0) * PAGE);
+    reserve(core::arch::wasm32::memory_size(0) * PAGE / 2);
 }
 
 /// Makes `bytes` free on the heap in one step, growing the memory if no free block is that large
