@@ -10,8 +10,8 @@
 //! allocations that follow are carved from it. [`grow_ahead`], called for every value converted
 //! from JS, grows the memory by its size when it grew since its last look, so the number of grows
 //! is logarithmic in the heap's size; [`headroom`], called when a compaction, a render or an
-//! append starts, does the same for the allocations of the core (which knows nothing of wasm);
-//! [`reserve`] makes room before one large step (parsing a long JSON text).
+//! append starts, keeps at least as much free as is in use for the allocations of the core (which
+//! knows nothing of wasm); [`reserve`] makes room before one large step (parsing a long JSON text).
 //! Pages grown but never written cost no physical memory. A grow the instance cannot make (near
 //! its 4 GiB) is made smaller or skipped: the allocator then grows by what it needs, as before.
 
