@@ -8,21 +8,17 @@
 
 use super::analyze::{Analyzed, Inner};
 use super::call::call_options;
-use super::convert::{originals, outgoing, to_js};
+use super::convert::{originals, outgoing, set, to_js};
 use super::runner::{run, Context, Host, Ran};
 use crate::core::driver::next_round;
 use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start};
 use crate::core::plan::Plan;
 use crate::core::render::Origin;
-use js_sys::{Array, Object, Reflect};
+use js_sys::Array;
 use serde_json::json;
 use std::cell::RefMut;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-
-fn set(obj: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
 
 /// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
 /// last compaction's head plus the caller's new messages when `continued`), with `warning`.

@@ -5,9 +5,10 @@
 //! [`request_mode`]: the transcript for a piece that is not the whole history, or when the
 //! conversation, the instruction and the answer would not fit the window.
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
+use super::convert::set;
 use super::plain::{to_js, to_json, Kind};
 use crate::core::options::Options;
 use crate::core::summary::continuation::{instruction, request_mode, SummaryMode};
@@ -55,10 +56,6 @@ impl Continuing {
             tokens,
         })
     }
-}
-
-fn set(obj: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
 }
 
 /// Sets `mode` on a piece's request, and for a continuing one `instruction` and `conversation`;

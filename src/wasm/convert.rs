@@ -153,3 +153,17 @@ pub fn originals(incoming: &Incoming, indices: impl Iterator<Item = usize>) -> A
         .map(|i| incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)))
         .collect()
 }
+
+/// Sets `key` on a JS object (results, requests, events); a failing setter is ignored.
+pub fn set(obj: &JsValue, key: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+/// `obj[key]`, `undefined` when `obj` is not an object or the getter throws.
+pub fn get(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() {
+        js_sys::Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}

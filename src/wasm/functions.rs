@@ -201,7 +201,7 @@ pub fn repair_messages(
         ));
     }
     let result = to_js(&json!({ "actions": actions }));
-    super::session::set_field(&result, "messages", &out);
+    super::convert::set(&result, "messages", &out);
     Ok(result)
 }
 

@@ -12,14 +12,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 use super::call::{call_once, is_aborted, pause, reason, settle, Batch, CallError, CallOptions};
 use super::call::{Reentry, Settled};
 use super::continuing::{set_mode, Continuing};
-use super::convert::to_js;
+use super::convert::{get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
 use crate::core::error::{Error, ErrorCode};
@@ -264,18 +264,6 @@ fn call_end(end: Result<JsValue, CallError>, values: &mut Values) -> CallEnd {
         Err(CallError::Aborted(why)) => CallEnd::Aborted(values.keep(why)),
         Err(CallError::Timeout) => CallEnd::TimedOut,
         Err(CallError::Failed(value)) => CallEnd::Threw(values.keep(value)),
-    }
-}
-
-fn set(obj: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
-
-fn get(obj: &JsValue, key: &str) -> JsValue {
-    if obj.is_object() {
-        Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
     }
 }
 

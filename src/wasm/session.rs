@@ -6,13 +6,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Promise, Reflect};
+use js_sys::{Array, Promise};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::formats::Codec;
 
-use super::convert::to_js;
+use super::convert::{get, set, to_js};
 use super::error::{throw, to_js as error_to_js};
 use super::options::{estimator_for, split_options, Callbacks};
 use crate::core::error::{Error, ErrorCode};
@@ -56,23 +56,6 @@ pub struct State {
 #[wasm_bindgen(skip_typescript)]
 pub struct Session {
     pub(crate) inner: Rc<Inner>,
-}
-
-fn set(obj: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
-
-/// Sets `key` on a result object.
-pub fn set_field(obj: &JsValue, key: &str, value: &JsValue) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
-
-fn get(obj: &JsValue, key: &str) -> JsValue {
-    if obj.is_object() {
-        Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    }
 }
 
 /// `cacheControl` a boolean and `reservedCachePoints` a whole number from 0 to 4, when given.

@@ -134,8 +134,8 @@ fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsV
     }));
     let mut state = inner.state.borrow_mut();
     let messages = inner.rendered(&mut state)?;
-    super::session::set_field(&result, "messages", &messages);
-    super::session::set_field(&result, "removed", &Array::new());
+    super::convert::set(&result, "messages", &messages);
+    super::convert::set(&result, "removed", &Array::new());
     Ok(result)
 }
 
@@ -326,8 +326,8 @@ impl Host for Commit<'_> {
             let mut state = inner.state.borrow_mut();
             inner.rendered(&mut state)?
         };
-        super::session::set_field(&result, "messages", &messages);
-        super::session::set_field(&result, "removed", &removed);
+        super::convert::set(&result, "messages", &messages);
+        super::convert::set(&result, "removed", &removed);
         Ok(result)
     }
 }
@@ -462,7 +462,7 @@ impl Session {
             // A background compaction that failed changed nothing; say so once.
             let failed = inner.state.borrow_mut().background_error.take();
             if let Some(error) = failed {
-                super::session::set_field(&result, "backgroundError", &error);
+                super::convert::set(&result, "backgroundError", &error);
             }
             Ok(result)
         })
