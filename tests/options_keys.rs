@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use context_compaction::core::error::ErrorCode;
 use context_compaction::core::options::trim::{parse_trim, TRIM_KEYS};
-use context_compaction::core::options::{parse, OPTION_KEYS};
+use context_compaction::core::options::{parse, OPTION_KEYS, TRANSCRIPT_KEYS};
 use context_compaction::core::session::options::{parse as parse_session, SESSION_KEYS};
 use serde_json::json;
 
@@ -98,6 +98,26 @@ fn session_options_are_the_declared_ones() {
 fn trim_options_are_the_declared_ones() {
     let declared = members(&declarations("options.d.ts"), "TrimOptions");
     assert_eq!(set(&TRIM_KEYS), declared);
+}
+
+#[test]
+fn transcript_options_are_the_declared_ones() {
+    let declared = members(&declarations("options.d.ts"), "TranscriptOptions");
+    assert_eq!(set(&TRANSCRIPT_KEYS), declared);
+    let e = parse(&json!({"contextWindow": 10_000, "transcript": {"trimm": false}})).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("transcript.trimm"));
+    assert!(e.message.contains("trim"), "{}", e.message);
+    for key in TRANSCRIPT_KEYS {
+        if let Err(e) =
+            parse(&json!({"contextWindow": 10_000, "transcript": {key: {"probe": true}}}))
+        {
+            assert!(
+                !e.message.contains("unknown option"),
+                "{key}: {}",
+                e.message
+            );
+        }
+    }
 }
 
 #[test]

@@ -28,6 +28,7 @@ fn options() -> TranscriptOptions {
         include_reasoning: false,
         tool_allow: None,
         style: Default::default(),
+        trim: false,
     }
 }
 

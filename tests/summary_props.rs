@@ -81,7 +81,7 @@ proptest! {
     ) {
         let msgs: Vec<Message> = items.into_iter().map(|(t, k)| message(t, k)).collect();
         let all: Vec<usize> = (0..msgs.len()).collect();
-        let options = TranscriptOptions { tool_output_chars: out_chars, include_reasoning: false, tool_allow: None, style: Default::default() };
+        let options = TranscriptOptions { tool_output_chars: out_chars, include_reasoning: false, tool_allow: None, style: Default::default(), trim: false };
         let whole = serialize(&msgs, &all, &options);
         let count = |s: &str| s.chars().count();
         let none = HashSet::new();

@@ -324,14 +324,7 @@ export interface CompactorOptions<M = object> {
   /** Pruning tried before shrinking the kept tail, and used by `prune()`. Default `"supersede"`. */
   prune?: PruneOptions;
   /** How messages are written into the summarizer's transcript. */
-  transcript?: {
-    /** Tool outputs longer than this many characters are cut in the transcript. Default 2,000. */
-    toolOutputChars?: number;
-    /** Include reasoning parts. Default `false`. */
-    includeReasoning?: boolean;
-    /** Only these tools appear: names, or prefixes ending in `*` (`"mcp_*"`). Default: every tool. */
-    toolAllow?: string[];
-  };
+  transcript?: TranscriptOptions;
   /**
    * Transcripts longer than this many characters are summarized in chunks; `"window"`: only a
    * transcript that does not fit the summarizer's context window is. Default 120,000
@@ -450,4 +443,24 @@ export interface CostOptions {
   minCacheTokens?: number;
   /** The TTL of your Anthropic cache markers. Default `"5m"` (`claude-code`: `"1h"`). */
   cacheTtl?: "5m" | "1h";
+}
+
+/** How messages are written into the summarizer's transcript (the `transcript` option). */
+export interface TranscriptOptions {
+  /** Tool outputs longer than this many characters are cut in the transcript. Default 2,000. */
+  toolOutputChars?: number;
+  /** Include reasoning parts. Default `false`. */
+  includeReasoning?: boolean;
+  /** Only these tools appear: names, or prefixes ending in `*` (`"mcp_*"`). Default: every tool. */
+  toolAllow?: string[];
+  /**
+   * Keep only what the summary prompt needs from tool calls and results: a successful result over
+   * 500 characters keeps its first 300 and last 150 (at line breaks) with `[... N characters cut]`
+   * between; a repeated result of 200 or more is written `(same output as [n])`; a string in a
+   * tool call's input keeps its first 300 characters, an edit's or write's body (`content`,
+   * `new_string`, `oldText`, ...) its first 80. Errors, user and assistant text are never cut.
+   * `false` gives the transcript without it. The `compaction-layer` preset (seed 001's layout)
+   * ignores it. Default `true`.
+   */
+  trim?: boolean;
 }

@@ -53,6 +53,9 @@ pub struct TranscriptOptions {
     pub tool_allow: Option<Vec<String>>,
     /// How entries are written.
     pub style: TranscriptStyle,
+    /// Trim long tool outputs, tool-call inputs and repeated outputs to what the summarizer's
+    /// prompt needs ([`crate::core::summary::trim`]); seed 001's layout ignores it.
+    pub trim: bool,
 }
 
 /// The layout of a transcript.
@@ -167,7 +170,7 @@ impl Settings {
                 turn_context: crate::core::summary::job::default_turn_context(),
             },
             estimation: Estimation::Heuristic,
-            transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None, style: TranscriptStyle::Standard },
+            transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None, style: TranscriptStyle::Standard, trim: true },
             chunk_chars: 120_000,
             chunk_by_window: false,
             rollup_tokens: reserve * 4 / 5,

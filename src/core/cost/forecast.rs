@@ -4,15 +4,16 @@
 //! before its latest answer (an assistant message), with the system prompt and tools
 //! (`systemTokens`) first; for Anthropic, that request carried a cache marker on its last message,
 //! as agents that cache do. The continuing request adds the messages since and the instruction;
-//! the transcript requests carry the summarizer's system prompt, the piece's template, the earlier
-//! summary and the transcript, and one more template and summary per extra chunk.
+//! the transcript requests are the summary job's own pieces ([`pieces`]: the same chunks, so the
+//! forecast counts a chunk exactly when the job sends one), each carrying the summarizer's system
+//! prompt, the piece's template, the summary it builds on and its transcript.
 
 use crate::core::error::Result;
 use crate::core::message::{Message, Role};
-use crate::core::plan::{Disposition, Plan};
+use crate::core::plan::Plan;
 use crate::core::settings::Settings;
 use crate::core::summary::continuation::instruction;
-use crate::core::summary::serialize;
+use crate::core::summary::pieces::pieces;
 
 use super::compaction::{estimate, CompactionCost, CostInput};
 use super::price::Provider;
@@ -44,26 +45,7 @@ pub fn forecast(
         summary_tokens,
         round,
     );
-    let mut indices = plan.indices(Disposition::Summarize);
-    indices.extend(plan.indices(Disposition::TurnPrefix));
-    let transcript = serialize(messages, &indices, &settings.transcript);
-    let template = if has_summary {
-        &settings.templates.update
-    } else {
-        &settings.templates.history
-    };
-    let overhead = count(&settings.templates.system) + count(template);
-    let chunks = transcript
-        .len()
-        .div_ceil(settings.chunk_chars.max(1))
-        .max(1);
-    let earlier = plan
-        .previous_summary
-        .and_then(|i| tokens.get(i))
-        .copied()
-        .unwrap_or(0);
-    let transcript_tokens =
-        count(&transcript) + overhead * chunks + earlier + (chunks - 1) * summary_tokens;
+    let transcript_tokens = transcript_tokens(settings, messages, plan, count);
     let output = if plan.turn_prefix.is_some() {
         summary_tokens + settings.plan.prefix_summary_tokens
     } else {
@@ -82,6 +64,48 @@ pub fn forecast(
         transcript_tokens,
         output_tokens: output,
     })
+}
+
+/// The input tokens of the transcript requests the summary job would send for `plan`: the pieces
+/// of [`pieces`] (the job's own), each request counted as the summarizer's system prompt, its
+/// template, the summary it builds on (the earlier summary, or the previous chunk's answer at its
+/// full budget) and its transcript. A plan with nothing to summarize sends nothing.
+fn transcript_tokens(
+    settings: &Settings,
+    messages: &[Message],
+    plan: &Plan,
+    count: &dyn Fn(&str) -> usize,
+) -> usize {
+    let templates = &settings.templates;
+    let Ok(p) = pieces(messages, plan, settings, templates, None, None, count) else {
+        return 0;
+    };
+    let system = count(&templates.system);
+    let earlier = p.previous_summary.as_deref().map_or(0, count);
+    let several = p.history_chunks.len() > 1;
+    let history = p.history_chunks.iter().enumerate().map(|(k, chunk)| {
+        let template = match (several, earlier > 0) {
+            (true, _) => &templates.chunk,
+            (false, true) => &templates.update,
+            (false, false) => &templates.history,
+        };
+        let carried = if k == 0 {
+            earlier
+        } else {
+            settings.plan.summary_tokens
+        };
+        system + count(template) + carried + count(&chunk.transcript)
+    });
+    let turn_prefix = count(&templates.turn_prefix);
+    let prefix = p.prefix_chunks.iter().enumerate().map(|(k, chunk)| {
+        let carried = if k == 0 {
+            0
+        } else {
+            settings.plan.prefix_summary_tokens
+        };
+        system + turn_prefix + carried + count(&chunk.transcript)
+    });
+    history.chain(prefix).sum()
 }
 
 #[cfg(test)]

@@ -128,6 +128,9 @@ pub const OPTION_KEYS: [&str; 40] = [
     "prompts",
 ];
 
+/// Every key of the `transcript` option (`TranscriptOptions` in `js/types/options.d.ts`).
+pub const TRANSCRIPT_KEYS: [&str; 4] = ["toolOutputChars", "includeReasoning", "toolAllow", "trim"];
+
 /// Parses the options object (without its function-valued keys).
 pub fn parse(value: &Value) -> Result<Options> {
     parse_with(value, &[])
@@ -436,7 +439,7 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
         s.plan.prune = prune(v)?;
     }
     if let Some(v) = r.value("transcript") {
-        let t = Reader::new(v, "transcript")?;
+        let t = Reader::listed(v, "transcript", &[&TRANSCRIPT_KEYS])?;
         if let Some(n) = t.count("toolOutputChars", 0)? {
             s.transcript.tool_output_chars = n;
         }
@@ -445,6 +448,9 @@ fn plan(r: &Reader<'_>, s: &mut Settings) -> Result<()> {
         }
         if let Some(list) = t.strings("toolAllow")? {
             s.transcript.tool_allow = Some(list);
+        }
+        if let Some(b) = t.boolean("trim")? {
+            s.transcript.trim = b;
         }
         t.finish()?;
     }

@@ -29,18 +29,15 @@
 //! threshold, plus the split-turn budget): it is cut with a marker if the model outgrew it, and
 //! the digest items it missed are appended only as far as they fit.
 
-use std::collections::HashSet;
-
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::Message;
-use crate::core::plan::{Disposition, Plan};
+use crate::core::plan::Plan;
 use crate::core::settings::Settings;
 
-use super::chunk::{Chunk, Chunker, WindowCapacity};
+use super::chunk::Chunk;
 use super::digest::{append_within, Digest};
+use super::pieces::{pieces, Pieces};
 use super::prompt::{render, Templates, NONE};
-use super::recognize::Recognizer;
-use super::transcript::entries;
 use super::transcript::truncate_plain;
 
 /// True when `text` shows nothing: only whitespace, zero-width characters (U+200B–U+200D, U+2060,
@@ -245,44 +242,22 @@ impl<'e> SummaryJob<'e> {
         round: u32,
         estimate: &'e dyn Fn(&str) -> usize,
     ) -> Result<SummaryJob<'e>> {
-        if plan.dispositions.len() != messages.len() {
-            return Err(Error::new(
-                ErrorCode::InvalidInput,
-                format!(
-                    "the plan has {} dispositions for {} messages",
-                    plan.dispositions.len(),
-                    messages.len()
-                ),
-            ));
-        }
-        let earlier = plan.previous_summary.filter(|&i| {
-            plan.dispositions.get(i) == Some(&Disposition::Summarize)
-                && messages.get(i).is_some_and(|m| m.summary)
-        });
-        let previous_summary = previous_summary
-            .or_else(|| {
-                let text = messages.get(earlier?)?.plain_text();
-                Some(Recognizer::with(&settings.summary).body(&text))
-            })
-            .filter(|s| !s.trim().is_empty());
-        let covered_up_to = earlier.filter(|_| previous_summary.is_some());
-        let overlap: HashSet<usize> = plan.overlap.iter().copied().collect();
-        let mut history: Vec<usize> = plan
-            .indices(Disposition::Summarize)
-            .into_iter()
-            .filter(|&i| covered_up_to.is_none_or(|s| i > s))
-            .collect();
-        let mut prefix = plan.indices(Disposition::TurnPrefix);
-        if history.is_empty() && previous_summary.is_none() {
-            // Nothing older than the prefix: the prefix is the history.
-            history = std::mem::take(&mut prefix);
-        }
-        if history.is_empty() && prefix.is_empty() && previous_summary.is_none() {
-            return Err(Error::new(
-                ErrorCode::InvalidInput,
-                "nothing to summarize: the plan summarizes no message and there is no earlier summary",
-            ));
-        }
+        let Pieces {
+            previous_summary,
+            history,
+            prefix,
+            original_task,
+            history_chunks,
+            prefix_chunks,
+        } = pieces(
+            messages,
+            plan,
+            settings,
+            &templates,
+            previous_summary,
+            instructions.as_deref(),
+            estimate,
+        )?;
         let digest_indices: Vec<usize> = {
             let mut all = history.clone();
             all.extend(&prefix);
@@ -294,48 +269,6 @@ impl<'e> SummaryJob<'e> {
             &digest_indices,
             settings.transcript.tool_allow.as_deref(),
         );
-        let original_task = messages
-            .iter()
-            .find(|m| m.is_user_turn_start())
-            .map(|m| m.plain_text())
-            .filter(|t| !t.trim().is_empty())
-            .unwrap_or_else(|| "Unknown task".to_string());
-        let mut history_with_overlap = history.clone();
-        if !history.is_empty() {
-            history_with_overlap.extend(plan.overlap.iter().filter(|i| !history.contains(i)));
-        }
-        let history_entries = entries(messages, &history_with_overlap, &settings.transcript, 1);
-        let (char_limit, token_limit) = if settings.chunk_by_window {
-            let capacity = WindowCapacity::of(
-                settings,
-                &templates,
-                [instructions.as_deref(), Some(original_task.as_str())],
-                previous_summary.as_deref(),
-                estimate,
-            );
-            let limit = capacity.token_limit_for(
-                &history_entries,
-                super::transcript::separator(&settings.transcript),
-                estimate,
-            );
-            let limit = settings
-                .summarizer_input_tokens
-                .map_or(limit, |t| t.min(limit));
-            (usize::MAX, Some(limit))
-        } else {
-            (
-                settings.chunk_chars.max(1),
-                settings.summarizer_input_tokens,
-            )
-        };
-        let chunker = Chunker {
-            estimate,
-            char_limit,
-            token_limit,
-            overlap: &overlap,
-            separator: super::transcript::separator(&settings.transcript),
-        };
-        let history_chunks = chunker.chunks(history_entries);
         let mut history_lane = Lane::new(LaneKind::History, history_chunks, history);
         let summary_tokens = settings.plan.summary_tokens;
         // What the summary message adds around the summary (prefix, suffix, later-rounds note,
@@ -360,10 +293,8 @@ impl<'e> SummaryJob<'e> {
                 history_lane.stage = Stage::Rollup;
             }
         }
-        let prefix_lane = (!prefix.is_empty()).then(|| {
-            let prefix_entries = entries(messages, &prefix, &settings.transcript, 1);
-            Lane::new(LaneKind::Prefix, chunker.chunks(prefix_entries), prefix)
-        });
+        let prefix_lane =
+            (!prefix.is_empty()).then(|| Lane::new(LaneKind::Prefix, prefix_chunks, prefix));
         // What the summary replaces (its transcripts and the earlier summary): the appended digest
         // never makes the summary larger than that.
         let replaced = history_lane

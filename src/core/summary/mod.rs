@@ -2,6 +2,8 @@
 //!
 //! - [`transcript`] serializes the summarized messages (numbered, reasoning left out, tool outputs
 //!   cut, a tool allow-list, images as placeholders).
+//! - [`trim`] cuts long tool outputs and inputs and refers repeated outputs to their first
+//!   occurrence in the transcript (`transcript.trim`).
 //! - [`prompt`] holds the default prompt templates and renders them; [`preset_prompts`] the
 //!   presets' own.
 //! - [`answer`] makes an answer into summary text (Claude Code's `<analysis>` scratchpad dropped).
@@ -14,6 +16,8 @@
 //! - [`retention`] reports how many of the digest's facts a summary keeps, and which it lost.
 //! - [`extractive`] writes a summary without a model (from the digest), for `summarize:
 //!   "extractive"` and as the fallback when the summarizer fails.
+//! - [`pieces`] builds the pieces of one compaction (history, split-turn prefix, their chunks),
+//!   for the job and the cost forecast alike.
 //! - [`chunk`] cuts a transcript too large for one request into chunks.
 //! - [`continuation`] the request modes, and the instruction and cache markers of a request that
 //!   continues the conversation.
@@ -30,11 +34,13 @@ pub mod error_line;
 pub mod extractive;
 pub mod job;
 pub mod pending;
+pub mod pieces;
 pub mod preset_prompts;
 pub mod prompt;
 pub mod recognize;
 pub mod retention;
 pub mod transcript;
+pub mod trim;
 
 pub use continuation::SummaryMode;
 pub use digest::{append_to, Digest, APPENDED_HEADING};

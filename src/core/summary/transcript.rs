@@ -23,6 +23,8 @@
 //! - tool calls as `[tool call] name(compact JSON input)`, tool results as `[tool result] name:`
 //!   (`[tool error] name:` for error results) followed by their output; inputs and outputs longer
 //!   than `tool_output_chars` characters are cut with `[... N more characters cut]`;
+//! - with `trim` (the default), long tool outputs, long strings of tool inputs and repeated
+//!   outputs are first trimmed by [`super::trim`]'s rules;
 //! - images and files are placeholders (`[image image/png 1024×768]`, `[file a.pdf application/pdf]`);
 //! - with an allow-list, tool calls and results of other tools are left out (entries ending in `*`
 //!   are prefixes); a result whose tool name is not known (neither its own nor its call's) is left
@@ -44,6 +46,8 @@ use serde_json::Value;
 
 use crate::core::message::{ImageSource, Message, Part, Role};
 use crate::core::settings::{TranscriptOptions, TranscriptStyle};
+
+use super::trim::{self, Repeats};
 
 /// The separator between entries.
 pub const ENTRY_SEPARATOR: &str = "\n\n";
@@ -90,13 +94,20 @@ pub fn entries(
         return seed_001_entries(messages, indices, first_number);
     }
     let names = call_names(messages);
+    let mut repeats = options.trim.then(Repeats::default);
     let mut out = Vec::new();
     let mut number = first_number;
     for &index in indices {
         let Some(message) = messages.get(index) else {
             continue;
         };
-        let body = body(message, options, &names);
+        let mut context = Context {
+            options,
+            names: &names,
+            repeats: repeats.as_mut(),
+            number,
+        };
+        let body = body(message, &mut context);
         if body.is_empty() {
             continue;
         }
@@ -211,21 +222,30 @@ fn call_names(messages: &[Message]) -> HashMap<&str, &str> {
         .collect()
 }
 
-fn body(message: &Message, options: &TranscriptOptions, names: &HashMap<&str, &str>) -> String {
+/// What writing one entry needs besides its message.
+struct Context<'a> {
+    options: &'a TranscriptOptions,
+    /// Tool names by call id.
+    names: &'a HashMap<&'a str, &'a str>,
+    /// With `trim`: the successful results shown so far.
+    repeats: Option<&'a mut Repeats>,
+    /// The entry's number.
+    number: usize,
+}
+
+fn body(message: &Message, context: &mut Context<'_>) -> String {
     let lines: Vec<String> = message
         .parts
         .iter()
-        .filter_map(|p| part_text(p, options, names))
+        .filter_map(|p| part_text(p, context))
         .filter(|s| !s.trim().is_empty())
         .collect();
     lines.join("\n")
 }
 
-fn part_text(
-    part: &Part,
-    options: &TranscriptOptions,
-    names: &HashMap<&str, &str>,
-) -> Option<String> {
+fn part_text(part: &Part, context: &mut Context<'_>) -> Option<String> {
+    let options = context.options;
+    let names = context.names;
     let allow = options.tool_allow.as_deref();
     match part {
         Part::Text { text } => Some(text.clone()),
@@ -237,7 +257,11 @@ fn part_text(
             }
         }),
         Part::ToolCall { name, input, .. } => tool_allowed(name, allow).then(|| {
-            let json = compact_json(input);
+            let json = if options.trim {
+                compact_json(&trim::input(input))
+            } else {
+                compact_json(input)
+            };
             format!(
                 "[tool call] {name}({})",
                 truncate_chars(&json, options.tool_output_chars)
@@ -260,6 +284,13 @@ fn part_text(
             };
             let name = name.unwrap_or("unknown tool");
             let text = output_text(output);
+            let text = match context.repeats.as_deref_mut() {
+                Some(repeats) if !*is_error => match repeats.earlier(&text, context.number) {
+                    Some(first) => trim::repeat_reference(first),
+                    None => trim::output(&text),
+                },
+                _ => text,
+            };
             let text = truncate_chars(&text, options.tool_output_chars);
             Some(if text.is_empty() {
                 format!("{tag} {name}: (no output)")
@@ -378,6 +409,7 @@ mod tests {
             include_reasoning: false,
             tool_allow: None,
             style: Default::default(),
+            trim: false,
         }
     }
 
