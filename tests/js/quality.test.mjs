@@ -163,6 +163,14 @@ test("the fact-retention evaluation stays above its recorded floor, on the held-
   assert.ok(ex.recall.all.kept / ex.recall.all.total >= 0.98 && ex.recall.errors.kept / ex.recall.errors.total >= 0.95);
   const sent = held.find((t) => t.what === "request sent");
   for (const k of [...KINDS, "all"]) assert.equal(sent.recall[k].kept, sent.recall[k].total, k);
+  // The request is capped per session too (the transcript trimmed, `transcript.trim`): about half
+  // of what the untrimmed request took (44,152 and 114,470 tokens at most).
+  for (const set of SETS) {
+    const cap = floor[set]["request sent"].maxTokens;
+    assert.ok(Number.isInteger(cap), `${set}: the request sent has a token cap`);
+    const most = totals(rows.filter((r) => r.set === set)).find((t) => t.what === "request sent").maxTokens;
+    assert.ok(most <= cap, `${set}: ${most} > ${cap}`);
+  }
 });
 
 test("the extractive summary keeps every user request of a long session, shortened, within 2,000 tokens", async () => {
