@@ -109,7 +109,7 @@ fn transcript_tokens(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::core::plan::{plan, PlanInput};
@@ -159,5 +159,57 @@ mod tests {
             "{c:?} {t:?}"
         );
         assert_eq!(c.output_budget, settings.plan.summary_tokens);
+    }
+
+    #[test]
+    fn the_transcript_side_counts_the_requests_the_job_sends() {
+        // 40 messages of about 10,000 characters: over 120,000 characters, within the window.
+        let messages = history(40);
+        let count = |t: &str| t.len() / 4;
+        let tokens: Vec<usize> = messages.iter().map(|m| count(&m.plain_text())).collect();
+        let settings = Preset::ClaudeCode.settings(200_000, 32_000);
+        assert!(settings.chunk_by_window);
+        let p = plan(
+            &PlanInput {
+                messages: &messages,
+                tokens: &tokens,
+                part_cost: &|_| 0,
+            },
+            &settings.plan,
+        )
+        .unwrap();
+        let job = crate::core::summary::SummaryJob::new(
+            &messages,
+            &p,
+            &settings,
+            settings.templates.clone(),
+            None,
+            None,
+            1,
+            &count,
+        )
+        .unwrap();
+        assert_eq!(job.progress(), (0, 1), "one request, no chunk");
+        let pieces = pieces(
+            &messages,
+            &p,
+            &settings,
+            &settings.templates,
+            None,
+            None,
+            &count,
+        )
+        .unwrap();
+        let transcript = &pieces.history_chunks[0].transcript;
+        assert!(transcript.len() > 120_000);
+        let t = forecast(&settings, &messages, &tokens, &p, 1, &count)
+            .unwrap()
+            .of(SummaryMode::Transcript)
+            .usage
+            .fresh;
+        let expected = count(&settings.templates.system)
+            + count(&settings.templates.history)
+            + count(transcript);
+        assert_eq!(t, expected);
     }
 }

@@ -4,7 +4,7 @@
 //! when several are handed out) and gives each answer to [`SummaryJob::submit`]; when `next`
 //! returns nothing and [`SummaryJob::is_done`] holds, [`SummaryJob::finish`] assembles the summary.
 //!
-//! Pieces. The history (messages planned `Summarize`, without the earlier summary, which travels
+//! Pieces (built by [`super::pieces`], which the cost forecast shares). The history (messages planned `Summarize`, without the earlier summary, which travels
 //! as `previous_summary`, and without messages before it, which it already covers) and the prefix
 //! of a split turn (`TurnPrefix`) are two independent lanes that run in parallel. Each lane's
 //! transcript is cut into chunks at message boundaries when it exceeds `settings.chunk_chars`
