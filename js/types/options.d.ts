@@ -459,8 +459,8 @@ export interface TranscriptOptions {
    * between; a repeated result of 200 or more is written `(same output as [n])`; a string in a
    * tool call's input keeps its first 300 characters, an edit's or write's body (`content`,
    * `new_string`, `oldText`, ...) its first 80. Errors, user and assistant text are never cut.
-   * `false` gives the transcript without it. The `compaction-layer` preset (seed 001's layout)
-   * ignores it. Default `true`.
+   * `false` gives the transcript without it. The `compaction-layer` preset ignores it (its
+   * transcript keeps that preset's own layout). Default `true`.
    */
   trim?: boolean;
 }
