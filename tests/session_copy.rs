@@ -109,7 +109,10 @@ fn a_flush_changes_only_the_marks_and_a_rebuilt_session_flushes_the_rest() {
     copy.catch_up(&mut s, 1 << 20);
     let flushed = s.take_new_lines();
     let c = s.log_since(1 << 20).unwrap();
-    assert_eq!((c.count, c.marks.stored, c.marks.header_stored), (0, 2, true));
+    assert_eq!(
+        (c.count, c.marks.stored, c.marks.header_stored),
+        (0, 2, true)
+    );
     assert!(s.log_since(1 << 20).is_none());
     s.append(vec![user("three")]);
     let c = s.log_since(1 << 20).unwrap();

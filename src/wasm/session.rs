@@ -623,6 +623,41 @@ impl Session {
         let state = self.inner.state.borrow();
         state.core.as_ref().map(|c| c.header().id.clone())
     }
+
+    /// The trap guard's copy of the log (js/guard.mjs; the rule is `core::session::copy`): the
+    /// lines it lacks, up to about `byteLimit` bytes, as `{ header, from, lines, count, more,
+    /// stored, headerStored, livePending }`; `undefined` when it is up to date. Not API.
+    #[wasm_bindgen(js_name = __logSince, skip_typescript)]
+    pub fn log_since(&self, byte_limit: u32) -> JsValue {
+        let mut state = self.inner.state.borrow_mut();
+        let Some(copy) = state
+            .core
+            .as_mut()
+            .and_then(|c| c.log_since(byte_limit as usize))
+        else {
+            return JsValue::UNDEFINED;
+        };
+        let out = js_sys::Object::new();
+        let header = super::convert::json_text_out(copy.header);
+        set(&out, "header", &JsValue::from_str(&header));
+        set(&out, "from", &JsValue::from(copy.from as f64));
+        let lines = super::convert::json_text_out(copy.lines);
+        set(&out, "lines", &JsValue::from_str(&lines));
+        set(&out, "count", &JsValue::from(copy.count as f64));
+        set(&out, "more", &JsValue::from_bool(copy.more));
+        set(&out, "stored", &JsValue::from(copy.marks.stored as f64));
+        set(
+            &out,
+            "headerStored",
+            &JsValue::from_bool(copy.marks.header_stored),
+        );
+        set(
+            &out,
+            "livePending",
+            &JsValue::from_bool(copy.marks.live_pending),
+        );
+        out.into()
+    }
 }
 
 /// The source of each snapshot message as the caller's object (summaries exported anew).
