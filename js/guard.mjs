@@ -91,17 +91,29 @@ export function guard(wasm, CompactionError, onReset) {
 
   // ---- The JS copy of each Session's log ----
 
+  // One answer of `__logSince`: a JSON line of numbers and flags, the header line, the lines.
+  // (A string: the call makes no JS object, so no optimized caller depends on one it changes.)
+  function readCopy(text) {
+    const a = text.indexOf("\n");
+    const b = text.indexOf("\n", a + 1);
+    const part = JSON.parse(text.slice(0, a));
+    part.header = text.slice(a + 1, b);
+    part.lines = text.slice(b + 1);
+    return part;
+  }
+
   // Copies what `raw`'s log gained since the previous copy. A copy cut short (a trap meanwhile)
   // leaves the previous one as it was.
   function copyLog(copy, raw) {
-    let c = raw.__logSince(COPY_LIMIT);
-    if (c === undefined) return;
+    let text = raw.__logSince(COPY_LIMIT);
+    if (text === "") return;
     const staged = [];
     for (;;) {
-      staged.push(c);
-      if (!c.more) break;
-      c = raw.__logSince(COPY_LIMIT);
-      if (c === undefined) break;
+      const part = readCopy(text);
+      staged.push(part);
+      if (!part.more) break;
+      text = raw.__logSince(COPY_LIMIT);
+      if (text === "") break;
     }
     for (const part of staged) {
       copy.header = part.header;

@@ -625,38 +625,28 @@ impl Session {
     }
 
     /// The trap guard's copy of the log (js/guard.mjs; the rule is `core::session::copy`): the
-    /// lines it lacks, up to about `byteLimit` bytes, as `{ header, from, lines, count, more,
-    /// stored, headerStored, livePending }`; `undefined` when it is up to date. Not API.
+    /// lines it lacks, up to about `byteLimit` bytes, as one string: a JSON line `{ from, count,
+    /// more, stored, headerStored, livePending }`, the header line, then the lines; `""` when the
+    /// copy is up to date. A string only: nothing is made in JS during the call. Not API.
     #[wasm_bindgen(js_name = __logSince, skip_typescript)]
-    pub fn log_since(&self, byte_limit: u32) -> JsValue {
+    pub fn log_since(&self, byte_limit: u32) -> String {
         let mut state = self.inner.state.borrow_mut();
         let Some(copy) = state
             .core
             .as_mut()
             .and_then(|c| c.log_since(byte_limit as usize))
         else {
-            return JsValue::UNDEFINED;
+            return String::new();
         };
-        let out = js_sys::Object::new();
-        let header = super::convert::json_text_out(copy.header);
-        set(&out, "header", &JsValue::from_str(&header));
-        set(&out, "from", &JsValue::from(copy.from as f64));
-        let lines = super::convert::json_text_out(copy.lines);
-        set(&out, "lines", &JsValue::from_str(&lines));
-        set(&out, "count", &JsValue::from(copy.count as f64));
-        set(&out, "more", &JsValue::from_bool(copy.more));
-        set(&out, "stored", &JsValue::from(copy.marks.stored as f64));
-        set(
-            &out,
-            "headerStored",
-            &JsValue::from_bool(copy.marks.header_stored),
+        let m = copy.marks;
+        let mut out = format!(
+            "{{\"from\":{},\"count\":{},\"more\":{},\"stored\":{},\"headerStored\":{},\"livePending\":{}}}\n",
+            copy.from, copy.count, copy.more, m.stored, m.header_stored, m.live_pending
         );
-        set(
-            &out,
-            "livePending",
-            &JsValue::from_bool(copy.marks.live_pending),
-        );
-        out.into()
+        out.push_str(&copy.header);
+        out.push('\n');
+        out.push_str(&copy.lines);
+        super::convert::json_text_out(out)
     }
 }
 
