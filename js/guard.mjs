@@ -24,7 +24,7 @@ const REVOKED = /proxy that has been revoked/i;
 // At most this many bytes of log lines cross per copy call (a larger gain takes several calls).
 const COPY_LIMIT = 1 << 20;
 // Session members that never change the log or its bookkeeping: no copy after them.
-const READS = new Set(["toJSONL", "entries", "memory", "__storePending", "__logSince"]);
+const READS = new Set(["toJSONL", "entries", "memory", "plan", "__storePending", "__logSince"]);
 // Methods whose answer is a promise: a failure in the call itself rejects it too.
 const ASYNC = new Set(["compact", "maybeCompact", "prepare"]);
 // Members of the glue that are not forwarded.
@@ -252,7 +252,6 @@ export function guard(wasm, CompactionError, onReset) {
 
   function makeClass(name, RawClass, classes) {
     const isSession = name === "Session" && typeof RawClass.prototype.__logSince === "function";
-    const classOptions = (args) => args[0];
 
     // After a call on `self`: copy what its log gained (when the wasm object is still current).
     const after = (self, raw, key) => {
@@ -317,7 +316,7 @@ export function guard(wasm, CompactionError, onReset) {
           bind(this, raw);
           if (isSession) {
             try {
-              startCopy(this, raw, classOptions(args));
+              startCopy(this, raw, args[0]);
             } catch (error) {
               throw convert(error);
             }
