@@ -623,6 +623,31 @@ impl Session {
         let state = self.inner.state.borrow();
         state.core.as_ref().map(|c| c.header().id.clone())
     }
+
+    /// The trap guard's copy of the log (js/guard.mjs; the rule is `core::session::copy`): the
+    /// lines it lacks, up to about `byteLimit` bytes, as one string: a JSON line `{ from, count,
+    /// more, stored, headerStored, livePending }`, the header line, then the lines; `""` when the
+    /// copy is up to date. A string only: nothing is made in JS during the call. Not API.
+    #[wasm_bindgen(js_name = __logSince, skip_typescript)]
+    pub fn log_since(&self, byte_limit: u32) -> String {
+        let mut state = self.inner.state.borrow_mut();
+        let Some(copy) = state
+            .core
+            .as_mut()
+            .and_then(|c| c.log_since(byte_limit as usize))
+        else {
+            return String::new();
+        };
+        let m = copy.marks;
+        let mut out = format!(
+            "{{\"from\":{},\"count\":{},\"more\":{},\"stored\":{},\"headerStored\":{},\"livePending\":{}}}\n",
+            copy.from, copy.count, copy.more, m.stored, m.header_stored, m.live_pending
+        );
+        out.push_str(&copy.header);
+        out.push('\n');
+        out.push_str(&copy.lines);
+        super::convert::json_text_out(out)
+    }
 }
 
 /// The source of each snapshot message as the caller's object (summaries exported anew).

@@ -14,6 +14,7 @@
 
 pub mod cache_points;
 pub mod commit;
+pub mod copy;
 pub mod entry;
 pub mod loader;
 pub mod notes;
@@ -38,6 +39,7 @@ use crate::core::trigger::{Decision, TriggerInput};
 
 pub use cache_points::{cache_points, CachePoint, CachePointKind, PRE_TAIL_OFFSET_ROUNDS};
 pub use commit::{Outcome, Snapshot, Source};
+pub use copy::{LogCopy, Marks};
 pub use entry::{Compaction, Entry, EntryKind, Header, Hidden, Replacement};
 pub use pressure::Pressure;
 pub use shared::{LiveSet, Merged, Pending};
@@ -92,6 +94,8 @@ pub struct Session {
     memory: Option<(Message, usize)>,
     /// What reading the log back noticed (empty for a session made here).
     load_report: loader::LoadReport,
+    /// What a copy of the log held elsewhere already has ([`copy`]).
+    copy: copy::CopyCursor,
 }
 
 impl Session {
@@ -124,6 +128,7 @@ impl Session {
             live_stored: 0,
             memory: None,
             load_report: loader::LoadReport::default(),
+            copy: copy::CopyCursor::default(),
         }
     }
 
@@ -572,6 +577,7 @@ impl Session {
             memory: None,
             recognizer: self.recognizer.clone(),
             load_report: loader::LoadReport::default(),
+            copy: copy::CopyCursor::default(),
         };
         let branch_id = s.next_id();
         s.push(
@@ -658,6 +664,7 @@ impl Session {
             memory: None,
             recognizer: Recognizer::default(),
             load_report: loaded.report,
+            copy: copy::CopyCursor::default(),
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
         s.recognize_logged();

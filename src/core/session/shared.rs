@@ -164,6 +164,8 @@ impl Session {
         for (i, line) in lines.iter().enumerate() {
             remote.push(entry::read_line(line, self.flushed + i + 2, import)?);
         }
+        // The pending entries are written again after the merged ones.
+        self.copy.rewind(self.flushed);
         let mut pending = self.log.split_off(self.flushed.min(self.log.len()));
         let remote_ids: HashSet<&str> = remote.iter().map(|e| e.id.as_str()).collect();
         // This writer's own entries that reached the store: they are stored, not pending.
