@@ -30,6 +30,7 @@
 //! the digest items it missed are appended only as far as they fit.
 
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::Message;
@@ -199,7 +200,7 @@ impl Lane {
 
 /// The summarizer calls of one compaction (see the module documentation).
 pub struct SummaryJob<'e> {
-    estimate: &'e dyn Fn(&str) -> usize,
+    estimate: Rc<dyn Fn(&str) -> usize + 'e>,
     templates: Templates,
     instructions: Option<String>,
     previous_summary: Option<String>,
@@ -245,6 +246,33 @@ impl<'e> SummaryJob<'e> {
         round: u32,
         estimate: &'e dyn Fn(&str) -> usize,
     ) -> Result<SummaryJob<'e>> {
+        let estimate: Rc<dyn Fn(&str) -> usize + 'e> = Rc::new(estimate);
+        SummaryJob::with_counter(
+            messages,
+            plan,
+            settings,
+            templates,
+            previous_summary,
+            instructions,
+            round,
+            estimate,
+        )
+    }
+
+    /// [`SummaryJob::new`] with a counter the job shares instead of borrows (a job that owns its
+    /// inputs, like [`crate::core::pipeline::Job`], holds one of these).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_counter(
+        messages: &[Message],
+        plan: &Plan,
+        settings: &Settings,
+        templates: Templates,
+        previous_summary: Option<String>,
+        instructions: Option<String>,
+        round: u32,
+        shared: Rc<dyn Fn(&str) -> usize + 'e>,
+    ) -> Result<SummaryJob<'e>> {
+        let estimate: &dyn Fn(&str) -> usize = &*shared;
         if plan.dispositions.len() != messages.len() {
             return Err(Error::new(
                 ErrorCode::InvalidInput,
@@ -377,7 +405,7 @@ impl<'e> SummaryJob<'e> {
             .iter()
             .any(|t| t.contains("{state}"));
         Ok(SummaryJob {
-            estimate,
+            estimate: Rc::clone(&shared),
             templates,
             instructions: instructions.filter(|s| !s.trim().is_empty()),
             previous_summary,
@@ -419,7 +447,7 @@ impl<'e> SummaryJob<'e> {
     /// documentation). Errors: `INVALID_INPUT` for an id that is not outstanding, `SUMMARY_EMPTY`,
     /// `NO_PROGRESS` (with both token counts in the message); on error nothing changes.
     pub fn submit(&mut self, piece: PieceId, answer: &str) -> Result<()> {
-        let estimate = self.estimate;
+        let estimate = Rc::clone(&self.estimate);
         let rollup_limit = self.rollup_limit;
         let lane = [Some(&mut self.history), self.prefix.as_mut()]
             .into_iter()
@@ -547,7 +575,7 @@ impl<'e> SummaryJob<'e> {
             digest: &self.digest,
             max_tokens: self.summary_tokens,
             replaced_tokens: self.replaced,
-            estimate: self.estimate,
+            estimate: &*self.estimate,
         });
         Finished {
             summary,
@@ -582,14 +610,14 @@ impl<'e> SummaryJob<'e> {
             + self.prefix.as_ref().map_or(0, |_| self.prefix_tokens))
         .saturating_sub(self.wrapper)
         .max(1);
-        let summary = fit(&summary, cap, self.estimate);
+        let summary = fit(&summary, cap, &*self.estimate);
         let missing = self.digest.missing_from(&summary);
         let room = cap.min(
             self.replaced
                 .saturating_sub(1)
                 .max((self.estimate)(&summary)),
         );
-        let (summary, appended) = append_within(&summary, &missing, room, self.estimate);
+        let (summary, appended) = append_within(&summary, &missing, room, &*self.estimate);
         Ok(Finished {
             summary,
             digest: self.digest,
@@ -640,7 +668,7 @@ impl<'e> SummaryJob<'e> {
                     }
                     LaneKind::History => (Purpose::History, &self.templates.history),
                 };
-                let previous_tokens = previous.as_deref().map_or(0, self.estimate);
+                let previous_tokens = previous.as_deref().map_or(0, &*self.estimate);
                 let replaced = chunk.replaced_tokens.saturating_add(previous_tokens);
                 let transcript = chunk.transcript.clone();
                 (
