@@ -33,8 +33,6 @@ pub struct Inner {
     pub state: RefCell<State>,
     /// The caller's message objects to the ids of `state`'s store.
     pub identity: Identity,
-    /// Calls into the caller's code running now (see [`super::call::Reentry`]).
-    pub reentry: super::call::Reentry,
 }
 
 /// One analyzed call: the caller's messages, their estimate and the estimator used.

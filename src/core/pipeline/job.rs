@@ -116,6 +116,11 @@ impl Job {
         }
     }
 
+    /// What the job works on (the handle reads its plan and messages to commit).
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+
     /// Takes the answer to the previous step (`Event::Ready` first) and hands out the next step.
     /// `pipeline` is the handle's, borrowed only for this call. An event the job does not wait
     /// for (a call it no longer wants) is ignored; after [`Step::Done`] it hands out `Done` again.
