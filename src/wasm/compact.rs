@@ -13,7 +13,6 @@ use super::options::Callbacks;
 use crate::core::driver::next_round;
 use crate::core::options::Options;
 use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start, Step};
-use crate::core::plan::Plan;
 use crate::core::render::Origin;
 use js_sys::Array;
 use std::rc::Rc;
@@ -36,12 +35,12 @@ fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) ->
 fn remember(
     inner: &Inner,
     a: &Analyzed,
-    plan: &Plan,
+    input: &Input,
     rendered: &[crate::core::render::Rendered],
     out: &Array,
 ) {
     // The kept tail: Codex's kept user messages before it belong to the head.
-    let first_kept = plan.tail_start();
+    let first_kept = input.plan.tail_start();
     let kept = |i: usize| i >= first_kept;
     let head_len = rendered
         .iter()
@@ -55,7 +54,7 @@ fn remember(
     let head_js = (0..head_len)
         .map(|i| out.get(u32::try_from(i).unwrap_or(u32::MAX)))
         .collect();
-    inner.remember(a, first_kept, head, head_js);
+    inner.remember(a, &input.messages, first_kept, head, head_js);
 }
 
 /// The caller's instructions, signal and `force` of a `compact`/`maybeCompact` call.
@@ -101,7 +100,7 @@ pub fn start(
             return Ok(unchanged(&q.array, q.continued, q.tokens, warning));
         }
     }
-    let a = if automatic {
+    let mut a = if automatic {
         inner.analyze_continuing(messages)?
     } else {
         inner.analyze(messages)?
@@ -120,7 +119,8 @@ pub fn start(
         kind,
         should_compact: prepared.decision.should_compact,
         tokens_before,
-        messages: a.incoming.messages.clone(),
+        // Taken, not copied: the commit reads them from the job.
+        messages: std::mem::take(&mut a.incoming.messages),
         plan,
         options: inner.options.clone(),
         estimator: a.estimator.clone(),
@@ -166,7 +166,7 @@ impl Host for Commit {
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {
-            remember(&self.inner, a, &input.plan, &done.rendered, &out);
+            remember(&self.inner, a, input, &done.rendered, &out);
         }
         set(result.unchecked_ref(), "messages", &out);
         set(
