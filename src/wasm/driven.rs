@@ -14,7 +14,6 @@ use super::continuing::{set_mode, Continuing};
 use super::convert::{get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
-use crate::core::error::{Error, ErrorCode};
 use crate::core::options::Options;
 use crate::core::pipeline::{
     BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Job, Once, Outcome, Pipeline,
@@ -254,10 +253,10 @@ impl Driven {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
             Continuing::of(options, all, r.format, r.tokens_before)
         });
-        let counter = match &self.machine {
-            Machine::Job(job) => job.input().estimator.counter.clone(),
-            Machine::Once(_) => crate::core::estimate::Counter::Heuristic,
+        let Machine::Job(job) = &self.machine else {
+            return obj;
         };
+        let counter = &job.input().estimator.counter;
         let count = |t: &str| counter.count(t);
         set_mode(&obj, piece, options, continuing.as_ref(), &count);
         obj
@@ -403,22 +402,6 @@ fn detail(e: &JsValue) -> String {
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())
         .unwrap_or_else(|| "a non-Error value".to_string())
-}
-
-/// The code of a caller-visible error, for a report on the console.
-pub fn code_of(error: &JsValue) -> ErrorCode {
-    get(error, "code")
-        .as_string()
-        .and_then(|c| ErrorCode::parse(&c))
-        .unwrap_or(ErrorCode::SummarizerFailed)
-}
-
-/// The error of a missing summarizer (the job asks only when there is one).
-pub fn no_summarizer() -> JsValue {
-    error_to_js(
-        &Error::invalid_option("summarize", "a summarize function is required"),
-        None,
-    )
 }
 
 /// The result of a call that changed nothing, as both handles return it (without `messages`).
