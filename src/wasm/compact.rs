@@ -161,7 +161,7 @@ impl Host for Commit {
         f(&mut self.inner.state.borrow_mut().pipeline)
     }
 
-    fn commit(&self, input: &Input, done: Compacted) -> Result<JsValue, JsValue> {
+    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
         let a = &self.a;
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);

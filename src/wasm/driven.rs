@@ -30,8 +30,9 @@ pub trait Host {
     fn callbacks(&self) -> &Callbacks;
     /// Runs `f` on the handle's pipeline (borrowed only for it).
     fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step;
-    /// Makes the compaction the handle's: the call's result, or the error to reject with.
-    fn commit(&self, input: &Input, compacted: Compacted) -> Result<JsValue, JsValue>;
+    /// Makes the compaction the handle's: the call's result, or the error to reject with. It may
+    /// take the messages back from `input` (the job no longer reads them).
+    fn commit(&mut self, input: &mut Input, compacted: Compacted) -> Result<JsValue, JsValue>;
     /// The result of a call that changed nothing, with `warning`.
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue>;
     /// A failure of the compaction is about to be reported.
@@ -320,8 +321,8 @@ impl Driven {
                     Event::Signal(why.map(|why| self.keep(why)))
                 }
                 Step::Commit(compacted) => {
-                    let committed = match &self.machine {
-                        Machine::Job(job) => self.host.commit(job.input(), *compacted),
+                    let committed = match &mut self.machine {
+                        Machine::Job(job) => self.host.commit(job.input_mut(), *compacted),
                         Machine::Once(_) => Ok(JsValue::UNDEFINED),
                     };
                     match committed {

@@ -90,7 +90,7 @@ impl Host for Notes {
         f(&mut self.inner.state.borrow_mut().pipeline)
     }
 
-    fn commit(&self, _: &Input, _: Compacted) -> Result<JsValue, JsValue> {
+    fn commit(&mut self, _: &mut Input, _: Compacted) -> Result<JsValue, JsValue> {
         Ok(JsValue::UNDEFINED)
     }
 
@@ -134,7 +134,7 @@ fn seen_conversation(inner: &Inner, options: &JsValue) -> Option<Array> {
 /// one that changes nothing, or the [`Driven`] compaction.
 fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, JsValue> {
     let call = call_options(options);
-    let (snapshot, originals, format, budget) = {
+    let (mut snapshot, originals, format, budget) = {
         let mut state = inner.state.borrow_mut();
         let Some(core) = state.core.as_ref() else {
             drop(state);
@@ -186,7 +186,8 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         kind,
         should_compact: prepared.decision.should_compact || call.force,
         tokens_before,
-        messages: snapshot.messages.clone(),
+        // Taken, not copied: the commit gives them back to the snapshot.
+        messages: std::mem::take(&mut snapshot.messages),
         plan,
         options: inner.options.clone(),
         estimator,
@@ -242,7 +243,9 @@ impl Host for Commit {
         }
     }
 
-    fn commit(&self, input: &Input, done: Compacted) -> Result<JsValue, JsValue> {
+    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
+        // The messages the job took from the snapshot, back for the commit's checks.
+        self.snapshot.messages = std::mem::take(&mut input.messages);
         let (inner, plan, format) = (&self.inner, &input.plan, self.format);
         let outcome = Outcome {
             summary: done.summary.clone(),

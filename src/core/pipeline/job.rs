@@ -121,6 +121,12 @@ impl Job {
         &self.input
     }
 
+    /// The same, for a commit that takes the messages back (after [`Step::Commit`] the job reads
+    /// only the plan's counts).
+    pub fn input_mut(&mut self) -> &mut Input {
+        &mut self.input
+    }
+
     /// Takes the answer to the previous step (`Event::Ready` first) and hands out the next step.
     /// `pipeline` is the handle's, borrowed only for this call. An event the job does not wait
     /// for (a call it no longer wants) is ignored; after [`Step::Done`] it hands out `Done` again.
