@@ -5,6 +5,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const wasm = require("../pkg/node/context_compaction.js");
 const { guard } = require("../pkg/node/guard.cjs");
+const { installDriver } = require("../pkg/node/driver.cjs");
 const { makeCompactionMiddleware } = require("../pkg/node/ai-sdk.cjs");
 const { installStoredSession } = require("../pkg/node/stored-session.cjs");
 const { withStoredCompactor } = require("../pkg/node/stored-compactor.cjs");
@@ -16,7 +17,10 @@ const tablePath = (name) => path.join(__dirname, "..", "encodings", `${name}.ran
 const configure = () => wasm.__configure(CompactionError, (name) => fs.readFileSync(tablePath(name)));
 configure();
 const installed = new Map();
-const { api, wrap } = guard(wasm, CompactionError, () => {
+// The compactions' steps run in JS (js/driver.mjs), installed before the guard wraps the API.
+const driver = installDriver(wasm, CompactionError);
+const { api, wrap } = guard(driver.wasm, CompactionError, () => {
+  driver.reset();
   configure();
   for (const [name, bytes] of installed) wasm.__installEncoding(name, bytes);
 });

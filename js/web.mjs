@@ -3,6 +3,7 @@
 import initWasm, * as wasm from "../pkg/web/context_compaction.js";
 import { CompactionError } from "./error.mjs";
 import { makeCompactionMiddleware } from "./ai-sdk.mjs";
+import { installDriver } from "./driver.mjs";
 import { guard } from "./guard.mjs";
 import { makeLoadEncoding } from "./source.mjs";
 import { installStoredSession } from "./stored-session.mjs";
@@ -13,7 +14,10 @@ export { CompactionError, memoryStore };
 
 // Tables installed by `loadEncoding`, given back to a reset instance (after a trap).
 const installed = new Map();
-const { api, wrap } = guard(wasm, CompactionError, () => {
+// The compactions' steps run in JS (js/driver.mjs), installed before the guard wraps the API.
+const driver = installDriver(wasm, CompactionError);
+const { api, wrap } = guard(driver.wasm, CompactionError, () => {
+  driver.reset();
   wasm.__configure(CompactionError);
   for (const [name, bytes] of installed) wasm.__installEncoding(name, bytes);
 });

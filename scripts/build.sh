@@ -20,15 +20,14 @@ for target in nodejs web; do
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals "pkg/$out/context_compaction_bg.wasm" -o "pkg/$out/context_compaction_bg.wasm"
 done
-# Callbacks of an instance the trap guard replaced do nothing (see the script).
-node scripts/stale-closures.mjs pkg/node/context_compaction.js pkg/web/context_compaction.js
 # The snippets (js/snippets/*.js, ES modules) are `require`d by the CommonJS Node glue: esbuild
-# writes each as real CommonJS in place. The trap guard (js/guard.mjs), the AI SDK middleware
-# (js/ai-sdk.mjs) and the LangChain adapter become CommonJS the same way.
+# writes each as real CommonJS in place. The trap guard (js/guard.mjs), the driver of compactions
+# (js/driver.mjs), the AI SDK middleware (js/ai-sdk.mjs) and the LangChain adapter become CommonJS
+# the same way. The glue is used as wasm-bindgen wrote it: the module holds no closure.
 find pkg/node/snippets -name '*.js' | while read -r snippet; do
   esbuild "$snippet" --format=cjs --platform=neutral --log-level=warning --outfile="$snippet" --allow-overwrite
 done
-for module in guard ai-sdk langchain-adapter; do
+for module in guard driver ai-sdk langchain-adapter; do
   esbuild "js/$module.mjs" --format=cjs --platform=neutral --log-level=warning --outfile="pkg/node/$module.cjs"
 done
 # The package's declarations are js/types (hand-written, tied to the code by

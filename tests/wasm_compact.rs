@@ -1,5 +1,6 @@
-//! The summarize callback paths as JS drives them, in wasm under Node and in headless Chromium:
-//! resolve, reject, throw, hang with timeout, abort.
+//! The steps of a driven compaction (`__Driven`, what `js/driver.mjs` reads) in wasm under Node
+//! and in headless Chromium: a small driver here answers them as `js/driver.mjs` does for the
+//! summarize callback's paths: resolve, reject, throw, hang with timeout, abort.
 #![cfg(target_arch = "wasm32")]
 #![allow(
     clippy::unwrap_used,
@@ -60,15 +61,86 @@ fn code(error: &JsValue) -> String {
         .unwrap_or_default()
 }
 
-async fn outcome(promise: Promise) -> Result<JsValue, JsValue> {
-    JsFuture::from(promise).await
+fn call(target: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
+    let f: Function = Reflect::get(target, &method.into())?.unchecked_into();
+    f.apply(target, &args.iter().collect())
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `{ kind, value, call }`, an event of js/driver.mjs.
+fn event(kind: &str, value: &JsValue, call: &JsValue) -> JsValue {
+    let e = Object::new();
+    let _ = Reflect::set(&e, &"kind".into(), &kind.into());
+    let _ = Reflect::set(&e, &"value".into(), value);
+    let _ = Reflect::set(&e, &"call".into(), call);
+    e.into()
+}
+
+/// The summarizer's end within `ms`, as js/driver.mjs reports it (one call at a time: the
+/// compactions below have a single piece).
+async fn ask(summarize: &Function, request: &JsValue, ms: f64, id: &JsValue) -> JsValue {
+    // Each call gets its own signal, as js/driver.mjs gives it.
+    let make = Function::new_no_args("return new AbortController()");
+    let controller = make.call0(&JsValue::UNDEFINED).unwrap();
+    let _ = Reflect::set(request, &"signal".into(), &get(&controller, "signal"));
+    let answer = match summarize.call1(&JsValue::UNDEFINED, request) {
+        Ok(v) => v,
+        Err(e) => return event("threw", &e, id),
+    };
+    let late = JsValue::from(Object::new());
+    let race = Function::new_with_args(
+        "p, ms, late",
+        "return Promise.race([Promise.resolve(p), new Promise((r) => setTimeout(() => r(late), ms))])",
+    );
+    let raced: Promise = race
+        .call3(&JsValue::UNDEFINED, &answer, &JsValue::from_f64(ms), &late)
+        .unwrap()
+        .unchecked_into();
+    match JsFuture::from(raced).await {
+        Ok(v) if v == late => event("timedOut", &JsValue::UNDEFINED, id),
+        Ok(v) => event("answer", &v, id),
+        Err(e) => event("threw", &e, id),
+    }
+}
+
+/// Starts `compact` (the synchronous part, `__compact`) and answers the handle's steps.
+async fn compact(c: &Compactor, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let driven = c.start_compaction(messages, options, false)?;
+    let hooks = call(&driven, "hooks", &[])?;
+    let summarize: Function = get(&hooks, "summarize").unchecked_into();
+    let ms = get(&hooks, "timeoutMs").as_f64().unwrap();
+    let mut pending: Option<JsValue> = None;
+    let mut answer = JsValue::UNDEFINED;
+    for _ in 0..100 {
+        let step = call(&driven, "next", &[answer.clone()])?;
+        answer = JsValue::UNDEFINED;
+        match get(&step, "step").as_string().unwrap().as_str() {
+            "before" => answer = event("none", &JsValue::UNDEFINED, &JsValue::UNDEFINED),
+            "call" => {
+                let request = get(&step, "request");
+                assert!(get(&step, "delayMs").as_f64().is_some());
+                pending = Some(ask(&summarize, &request, ms, &get(&step, "call")).await);
+            }
+            "await" => answer = pending.take().expect("a call runs"),
+            "report" | "abortCalls" | "progress" | "after" => {}
+            "done" if get(&step, "outcome").as_string().as_deref() == Some("rejected") => {
+                return Err(get(&step, "error"))
+            }
+            "done" => return Ok(get(&step, "result")),
+            other => panic!("unknown step {other}"),
+        }
+    }
+    panic!("the compaction did not end")
 }
 
 #[wasm_bindgen_test]
 async fn a_resolved_summary_compacts() {
     let c = compactor("return Promise.resolve('the summary: ' + req.purpose + ' ' + (req.signal instanceof AbortSignal))", &[]);
     let messages = history();
-    let result = outcome(c.compact(messages.clone(), JsValue::UNDEFINED))
+    let result = compact(&c, messages.clone(), JsValue::UNDEFINED)
         .await
         .unwrap();
     assert_eq!(
@@ -93,7 +165,7 @@ async fn a_rejection_and_a_throw_are_summarizer_failed() {
         "return Promise.reject(new Error('down'))",
         &[("retries", 1.0)],
     );
-    let err = outcome(rejecting.compact(history(), JsValue::UNDEFINED))
+    let err = compact(&rejecting, history(), JsValue::UNDEFINED)
         .await
         .unwrap_err();
     assert_eq!(code(&err), "SUMMARIZER_FAILED");
@@ -106,7 +178,7 @@ async fn a_rejection_and_a_throw_are_summarizer_failed() {
         Some("down")
     );
     let throwing = compactor("throw new TypeError('sync')", &[("retries", 0.0)]);
-    let err = outcome(throwing.compact(history(), JsValue::UNDEFINED))
+    let err = compact(&throwing, history(), JsValue::UNDEFINED)
         .await
         .unwrap_err();
     assert_eq!(code(&err), "SUMMARIZER_FAILED");
@@ -119,7 +191,7 @@ async fn a_hang_times_out() {
         "return new Promise(function () {})",
         &[("retries", 0.0), ("timeoutMs", 20.0)],
     );
-    let err = outcome(hanging.compact(history(), JsValue::UNDEFINED))
+    let err = compact(&hanging, history(), JsValue::UNDEFINED)
         .await
         .unwrap_err();
     assert_eq!(code(&err), "TIMEOUT");
@@ -135,7 +207,7 @@ async fn an_aborted_signal_is_aborted() {
     let signal = abort.call0(&abort_signal).unwrap();
     let options = Object::new();
     let _ = Reflect::set(&options, &"signal".into(), &signal);
-    let err = outcome(hanging.compact(history(), options.into()))
+    let err = compact(&hanging, history(), options.into())
         .await
         .unwrap_err();
     assert_eq!(code(&err), "ABORTED");

@@ -33,8 +33,6 @@ pub struct Inner {
     pub state: RefCell<State>,
     /// The caller's message objects to the ids of `state`'s store.
     pub identity: Identity,
-    /// Calls into the caller's code running now (see [`super::call::Reentry`]).
-    pub reentry: super::call::Reentry,
 }
 
 /// One analyzed call: the caller's messages, their estimate and the estimator used.
@@ -210,17 +208,19 @@ impl Inner {
         })
     }
 
-    /// Remembers a successful automatic compaction of `a` whose kept tail starts at `first_kept`
-    /// (an index into `a`), with `head` the rendered messages before the tail.
+    /// Remembers a successful automatic compaction of `a` (whose messages the compaction took:
+    /// `messages`) whose kept tail starts at `first_kept` (an index into `a`), with `head` the
+    /// rendered messages before the tail.
     pub fn remember(
         &self,
         a: &Analyzed,
+        messages: &[Message],
         first_kept: usize,
         head: Vec<Message>,
         head_js: Vec<JsValue>,
     ) {
         let caller = match &a.continued {
-            None => &a.incoming.messages,
+            None => messages,
             Some(c) => &c.caller,
         };
         self.state.borrow_mut().remember(

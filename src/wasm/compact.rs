@@ -1,31 +1,31 @@
 //! `compact` and `maybeCompact`: the Compactor's side of a compaction. The cheap trigger check
 //! before anything is copied, the analysis and plan, then the core's step machine
 //! ([`crate::core::pipeline::Job`]: breaker, hooks, summarizer calls, `onFailure`, the extractive
-//! fallback) run by the shared runner ([`super::runner`]); the commit builds the result and
-//! remembers the head for the next `maybeCompact`. Works on an owned snapshot: no borrow of the
-//! `Compactor` is held across an `.await`, so callbacks may call back into it, and overlapping
-//! calls do not interfere. Any failure leaves the caller's array untouched.
+//! fallback) handed to `js/driver.mjs` as a [`Driven`] handle; the commit builds the result and
+//! remembers the head for the next `maybeCompact`. The job owns its snapshot: no borrow of the
+//! `Compactor` is held while JS runs, so callbacks may call back into it, and overlapping calls
+//! do not interfere. Any failure leaves the caller's array untouched.
 
 use super::analyze::{Analyzed, Inner};
-use super::call::call_options;
-use super::convert::{originals, outgoing, set, to_js};
-use super::runner::{run, Context, Host, Ran};
+use super::convert::{get, originals, outgoing, set, to_js};
+use super::driven::{unchanged_json, Driven, Host, Requests};
+use super::options::Callbacks;
 use crate::core::driver::next_round;
-use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start};
-use crate::core::plan::Plan;
+use crate::core::options::Options;
+use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start, Step};
 use crate::core::render::Origin;
 use js_sys::Array;
-use serde_json::json;
-use std::cell::RefMut;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
 /// last compaction's head plus the caller's new messages when `continued`), with `warning`.
 fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
-    let result = to_js(
-        &json!({"compacted": false, "continued": continued, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens, "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]}),
-    );
+    let mut json = unchanged_json(tokens, warning);
+    if let Some(fields) = json.as_object_mut() {
+        fields.insert("continued".into(), continued.into());
+    }
+    let result = to_js(&json);
     set(result.unchecked_ref(), "messages", messages);
     set(result.unchecked_ref(), "removed", &Array::new());
     result
@@ -35,12 +35,12 @@ fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) ->
 fn remember(
     inner: &Inner,
     a: &Analyzed,
-    plan: &Plan,
+    input: &Input,
     rendered: &[crate::core::render::Rendered],
     out: &Array,
 ) {
     // The kept tail: Codex's kept user messages before it belong to the head.
-    let first_kept = plan.tail_start();
+    let first_kept = input.plan.tail_start();
     let kept = |i: usize| i >= first_kept;
     let head_len = rendered
         .iter()
@@ -54,18 +54,35 @@ fn remember(
     let head_js = (0..head_len)
         .map(|i| out.get(u32::try_from(i).unwrap_or(u32::MAX)))
         .collect();
-    inner.remember(a, first_kept, head, head_js);
+    inner.remember(a, &input.messages, first_kept, head, head_js);
 }
 
-/// The whole compaction, as the core's pipeline decides it. `automatic`: called by
+/// The caller's instructions, signal and `force` of a `compact`/`maybeCompact` call.
+pub struct CallOptions {
+    pub instructions: Option<String>,
+    pub signal: JsValue,
+    pub force: bool,
+}
+
+/// Reads the call's options (`{ instructions?, signal?, force? }`).
+pub fn call_options(value: &JsValue) -> CallOptions {
+    CallOptions {
+        instructions: get(value, "instructions").as_string(),
+        signal: get(value, "signal"),
+        force: get(value, "force").as_bool().unwrap_or(false),
+    }
+}
+
+/// Starts a compaction as the core's pipeline decides it: the result of a call that changes
+/// nothing (below the trigger), or the [`Driven`] compaction. `automatic`: called by
 /// `maybeCompact` (counts toward the circuit breaker, adds the continue message).
-pub async fn compact(
-    inner: Rc<Inner>,
-    messages: JsValue,
-    options: JsValue,
+pub fn start(
+    inner: &Rc<Inner>,
+    messages: &JsValue,
+    options: &JsValue,
     automatic: bool,
 ) -> Result<JsValue, JsValue> {
-    let call = call_options(&options);
+    let call = call_options(options);
     let kind = match (automatic, call.force) {
         (false, _) => Kind::Manual,
         (true, false) => Kind::Automatic,
@@ -73,7 +90,7 @@ pub async fn compact(
     };
     if kind == Kind::Automatic {
         // Below the trigger nothing is copied or planned: cached counts decide.
-        let q = inner.quick(&messages)?;
+        let q = inner.quick(messages)?;
         let start = inner
             .state
             .borrow()
@@ -83,10 +100,10 @@ pub async fn compact(
             return Ok(unchanged(&q.array, q.continued, q.tokens, warning));
         }
     }
-    let a = if automatic {
-        inner.analyze_continuing(&messages)?
+    let mut a = if automatic {
+        inner.analyze_continuing(messages)?
     } else {
-        inner.analyze(&messages)?
+        inner.analyze(messages)?
     };
     let prepared = inner.prepare(&a, None, call.force)?;
     let tokens_before = a.estimate.total;
@@ -98,16 +115,15 @@ pub async fn compact(
             .and_then(|m| inner.recognizer.round(&m.plain_text()))
     });
     let round = next_round(previous, inner.state.borrow().pipeline.compactions());
-    let estimate = |t: &str| a.estimator.counter.count(t);
     let job = Job::new(Input {
         kind,
         should_compact: prepared.decision.should_compact,
         tokens_before,
-        messages: &a.incoming.messages,
-        plan: &plan,
-        options: &inner.options,
-        estimator: &a.estimator,
-        estimate: &estimate,
+        // Taken, not copied: the commit reads them from the job.
+        messages: std::mem::take(&mut a.incoming.messages),
+        plan,
+        options: inner.options.clone(),
+        estimator: a.estimator.clone(),
         round,
         instructions: call.instructions.clone(),
         state: None,
@@ -115,58 +131,42 @@ pub async fn compact(
         continues: kind.continues(),
         warn_repeat: true,
     });
+    let requests = Requests::new(a.incoming.array.clone(), a.incoming.format, tokens_before);
     let host = Commit {
-        inner: &inner,
-        a: &a,
-        plan: &plan,
+        inner: Rc::clone(inner),
+        a,
         kind,
     };
-    let cx = Context {
-        options: &inner.options,
-        callbacks: &inner.callbacks,
-        reentry: &inner.reentry,
-        estimator: &a.estimator,
-        all: &a.incoming.array,
-        format: a.incoming.format,
-        call: &call,
-        state: None,
-        conversation: None,
-        tokens_before,
-    };
-    match run(job, &host, &cx).await? {
-        Ran::Committed(result) => Ok(result),
-        Ran::Unchanged(warning) => {
-            let array = &a.incoming.array;
-            let copy = array.slice(0, array.length());
-            Ok(unchanged(
-                &copy,
-                a.continued.is_some(),
-                tokens_before,
-                &warning,
-            ))
-        }
-    }
+    Ok(Driven::job(job, Box::new(host), requests, call.signal).into())
 }
 
-/// The Compactor as the runner's host: its pipeline, and the result of a committed compaction.
-struct Commit<'a> {
-    inner: &'a Rc<Inner>,
-    a: &'a Analyzed,
-    plan: &'a Plan,
+/// The Compactor as the host of a driven compaction: its pipeline, and the result of a committed
+/// compaction.
+struct Commit {
+    inner: Rc<Inner>,
+    a: Analyzed,
     kind: Kind,
 }
 
-impl Host for Commit<'_> {
-    fn pipeline(&self) -> RefMut<'_, Pipeline> {
-        RefMut::map(self.inner.state.borrow_mut(), |s| &mut s.pipeline)
+impl Host for Commit {
+    fn options(&self) -> &Options {
+        &self.inner.options
     }
 
-    fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
-        let (a, plan) = (self.a, self.plan);
+    fn callbacks(&self) -> &Callbacks {
+        &self.inner.callbacks
+    }
+
+    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
+        f(&mut self.inner.state.borrow_mut().pipeline)
+    }
+
+    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
+        let a = &self.a;
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {
-            remember(self.inner, a, plan, &done.rendered, &out);
+            remember(&self.inner, a, input, &done.rendered, &out);
         }
         set(result.unchecked_ref(), "messages", &out);
         set(
@@ -175,5 +175,16 @@ impl Host for Commit<'_> {
             &originals(&a.incoming, done.removed.iter().copied()),
         );
         Ok(result)
+    }
+
+    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
+        let array = &self.a.incoming.array;
+        let copy = array.slice(0, array.length());
+        Ok(unchanged(
+            &copy,
+            self.a.continued.is_some(),
+            tokens,
+            warning,
+        ))
     }
 }

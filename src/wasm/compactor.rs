@@ -123,7 +123,6 @@ impl Compactor {
                 callbacks,
                 state,
                 identity: Identity::default(),
-                reentry: super::call::Reentry::default(),
             }),
         })
     }
@@ -189,40 +188,20 @@ impl Compactor {
         Ok(out)
     }
 
-    /// Compacts now (a manual `/compact`): resolves to the result of api.md, or rejects with a
-    /// `CompactionError` leaving the input untouched. `options`: `{ instructions?, signal?, force? }`.
-    pub fn compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
-        if let Err(e) = self.inner.reentry.check("compact") {
-            return js_sys::Promise::reject(&e);
-        }
-        let snapshot = self.converted(&messages, &options);
+    /// The synchronous part of `compact` and `maybeCompact` (`js/driver.mjs` installs both):
+    /// the call's options checked and its messages copied and converted now, in the call itself
+    /// (bad input becomes the promise's rejection, and a failure of the instance happens where
+    /// the trap guard sees it), then the result of a call that changes nothing or the compaction
+    /// as a `__Driven` handle. `automatic`: `maybeCompact`.
+    #[wasm_bindgen(js_name = __compact)]
+    pub fn start_compaction(
+        &self,
+        messages: JsValue,
+        options: JsValue,
+        automatic: bool,
+    ) -> Result<JsValue, JsValue> {
+        let snapshot = self.converted(&messages, &options)?;
         super::heap::headroom();
-        let inner = Rc::clone(&self.inner);
-        wasm_bindgen_futures::future_to_promise(async move {
-            super::compact::compact(inner, snapshot?, options, false).await
-        })
-    }
-
-    /// Resolves to the messages unchanged unless the trigger fires; then to the compacted messages
-    /// (fits AI SDK `prepareStep`). Stops after repeated failures (the circuit breaker).
-    #[wasm_bindgen(js_name = maybeCompact)]
-    pub fn maybe_compact(&self, messages: JsValue, options: JsValue) -> js_sys::Promise {
-        if let Err(e) = self.inner.reentry.check("maybeCompact") {
-            return js_sys::Promise::reject(&e);
-        }
-        let inner = Rc::clone(&self.inner);
-        let snapshot = self.converted(&messages, &options);
-        super::heap::headroom();
-        wasm_bindgen_futures::future_to_promise(async move {
-            let result = super::compact::compact(inner, snapshot?, options, true).await?;
-            let changed = |key: &str| {
-                Reflect::get(&result, &JsValue::from_str(key)).ok() == Some(JsValue::TRUE)
-            };
-            if changed("compacted") || changed("continued") {
-                Reflect::get(&result, &JsValue::from_str("messages"))
-            } else {
-                Ok(messages)
-            }
-        })
+        super::compact::start(&self.inner, &snapshot, &options, automatic)
     }
 }

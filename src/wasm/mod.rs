@@ -3,7 +3,6 @@
 
 pub mod analyze;
 pub mod calibration;
-pub mod call;
 pub mod compact;
 pub mod compactor;
 pub mod compactor_memo;
@@ -12,6 +11,7 @@ pub mod compactor_trim;
 pub mod continuing;
 pub mod convert;
 pub mod cost;
+pub mod driven;
 pub mod env;
 pub mod error;
 pub mod functions;
@@ -21,7 +21,6 @@ pub mod on_demand;
 pub mod options;
 pub mod overflow;
 pub mod plain;
-pub mod runner;
 pub mod session;
 pub mod session_compact;
 pub mod session_file;

@@ -1,11 +1,11 @@
 //! Context-limit errors from JS: `isContextOverflowError`, `describeContextOverflow` and
-//! `withOverflowRecovery` (force a compaction and retry once). The classification is the core's
-//! (`core::overflow`); this file turns a thrown JS value into JSON, safely, and runs the promises.
+//! `withOverflowRecovery` (force a compaction and retry once: `js/driver.mjs`, on this
+//! classification). The classification is the core's (`core::overflow`); this file turns a thrown
+//! JS value into JSON, safely.
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Array, Object, Reflect};
 use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::core::overflow::{classify, Overflow};
 
@@ -113,46 +113,4 @@ pub fn describe_context_overflow(
         ),
         None => JsValue::NULL,
     }
-}
-
-async fn call(f: &Function, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
-    let value = f.call2(&JsValue::UNDEFINED, a, b)?;
-    JsFuture::from(Promise::resolve(&value)).await
-}
-
-/// Sends `messages`; when that fails with a context-limit error, compacts them with
-/// `compact(messages, error)` and sends the result once more. Any other error, and any error of
-/// the second attempt, is thrown as it is: it never loops.
-/// `send` or `compact` that is not a function is `INVALID_INPUT` naming it, thrown at once.
-#[wasm_bindgen(js_name = withOverflowRecovery, skip_typescript)]
-pub fn with_overflow_recovery(
-    send: JsValue,
-    messages: JsValue,
-    compact: JsValue,
-) -> Result<Promise, JsValue> {
-    let function = |value: JsValue, name: &str| -> Result<Function, JsValue> {
-        value.dyn_into::<Function>().map_err(|_| {
-            super::error::to_js(
-                &crate::core::error::Error::invalid_input(
-                    name,
-                    format!(
-                        "{name} must be a function (withOverflowRecovery(send, messages, compact))"
-                    ),
-                ),
-                None,
-            )
-        })
-    };
-    let send = function(send, "send")?;
-    let compact = function(compact, "compact")?;
-    Ok(wasm_bindgen_futures::future_to_promise(async move {
-        match call(&send, &messages, &JsValue::UNDEFINED).await {
-            Ok(result) => Ok(result),
-            Err(error) if overflow_of(&error).is_some() => {
-                let compacted = call(&compact, &messages, &error).await?;
-                call(&send, &compacted, &JsValue::UNDEFINED).await
-            }
-            Err(error) => Err(error),
-        }
-    }))
 }

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Promise};
+use js_sys::Array;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -30,8 +30,6 @@ pub struct Inner {
     pub session_options: SessionOptions,
     pub callbacks: Callbacks,
     pub state: RefCell<State>,
-    /// Calls into the caller's code running now (see [`super::call::Reentry`]).
-    pub reentry: super::call::Reentry,
 }
 
 /// Mutable state, borrowed briefly and never across an `.await`.
@@ -40,10 +38,8 @@ pub struct State {
     pub core: Option<core_session::Session>,
     /// The caller's object of each log entry (undefined until rendered, for loaded logs).
     pub originals: Vec<JsValue>,
-    /// Resolves when the running compaction ends (never rejects).
-    pub running: Option<Promise>,
-    /// The running compaction is a background one.
-    pub running_background: bool,
+    /// A compaction is running (`js/driver.mjs` says when; it keeps what waits for it).
+    pub running: bool,
     /// The breaker and the count of compactions: the core's pipeline decides every compaction.
     pub pipeline: crate::core::pipeline::Pipeline,
     /// The outcome of the latest background compaction, if it failed.
@@ -305,8 +301,7 @@ pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefC
     RefCell::new(State {
         core,
         originals: vec![JsValue::UNDEFINED; len],
-        running: None,
-        running_background: false,
+        running: false,
         pipeline: crate::core::pipeline::Pipeline::new(options),
         background_error: None,
         id_tag: None,
@@ -331,7 +326,6 @@ impl Session {
                 options,
                 session_options,
                 callbacks,
-                reentry: super::call::Reentry::default(),
             }),
         })
     }
@@ -352,7 +346,6 @@ impl Session {
             options,
             session_options,
             callbacks,
-            reentry: super::call::Reentry::default(),
         };
         let config = inner.config()?;
         // An empty log (what an empty session writes) is an empty session.
@@ -402,7 +395,6 @@ impl Session {
             options,
             session_options,
             callbacks,
-            reentry: super::call::Reentry::default(),
         };
         let core = throw(session_log::session_from_imported(
             &imported,
@@ -540,13 +532,11 @@ impl Session {
             state: RefCell::new(State {
                 core: Some(branched),
                 originals,
-                running: None,
-                running_background: false,
+                running: false,
                 pipeline: crate::core::pipeline::Pipeline::new(&self.inner.options),
                 background_error: None,
                 id_tag: None,
             }),
-            reentry: super::call::Reentry::default(),
         };
         Ok(Session {
             inner: Rc::new(inner),
@@ -600,7 +590,7 @@ impl Session {
     /// True while a compaction (foreground or background) is running.
     #[wasm_bindgen(getter, js_name = isCompacting)]
     pub fn is_compacting(&self) -> bool {
-        self.inner.state.borrow().running.is_some()
+        self.inner.state.borrow().running
     }
 
     /// The torn last line `fromJSONL` left out, `{ line, error }`, or `undefined`.

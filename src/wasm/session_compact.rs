@@ -1,65 +1,40 @@
-//! Compactions of a `Session`: `compact()` (waits for one already running), and `prepare()`, the
-//! render pipeline before a request (it first waits for a compaction running in the foreground,
-//! then does what the core's [`on_pressure`] says: compact at the trigger, or start a background
-//! compaction past the background threshold; then renders). Every compaction is the core's step machine ([`crate::core::pipeline::Job`]), run
-//! by the runner the `Compactor` shares ([`super::runner`]): trigger gate, breaker, `onFailure`
-//! and the extractive fallback, continuation. A compaction works on a snapshot and commits with
-//! the core's rule, so the conversation may go on while the summary is written.
+//! Compactions of a `Session`, the synchronous parts that `js/driver.mjs` strings together for
+//! `compact()` (waits for one already running) and `prepare()` (the render pipeline before a
+//! request: it waits for a compaction running in the foreground, then does what the core's
+//! [`on_pressure`] says: compact at the trigger, or start a background compaction past the
+//! background threshold; then condenses the memory block's notes when due and renders). Every
+//! compaction is the core's step machine ([`crate::core::pipeline::Job`]: trigger gate, breaker,
+//! `onFailure` and the extractive fallback, continuation) handed to JS as a [`Driven`] handle; a
+//! memory block's request is the core's [`Once`]. A compaction works on a snapshot and commits
+//! with the core's rule, so the conversation may go on while the summary is written.
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Reflect};
+use serde_json::json;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
-use super::call::call_options;
-use super::convert::to_js;
+use super::compact::call_options;
+use super::convert::{get, to_js};
+use super::driven::{unchanged_json, Driven, Host, Requests};
 use super::error::to_js as error_to_js;
-use super::options::estimator_for;
-use super::runner::{run as run_job, summarize_once, Context, Host, Ran};
+use super::options::{estimator_for, Callbacks};
 use super::session::{snapshot_originals, Inner, Session};
 use crate::core::error::Error;
 use crate::core::message::Part;
+use crate::core::options::Options;
 use crate::core::pipeline::{
-    on_pressure, Compacted, Input, Job, Kind, Pipeline, Prepare, NOTHING_TO_COMPACT,
+    on_pressure, Compacted, Input, Job, Kind, Once, Pipeline, Prepare, Step, NOTHING_TO_COMPACT,
 };
-use crate::core::plan::Plan;
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
 use crate::core::session::{notes, Outcome, Pressure, Snapshot};
 use crate::core::summary::SummaryMode;
 use crate::formats::{Codec, Format};
-use std::cell::RefMut;
 
-/// A promise with its resolve function: marks a running compaction.
-struct Running {
-    resolve: Function,
-}
-
-impl Running {
-    /// Installs a running marker in the session (the caller checked that none is running).
-    fn install(inner: &Inner, background: bool) -> Running {
-        let mut resolve = None;
-        let promise = Promise::new(&mut |res, _| resolve = Some(res));
-        let mut state = inner.state.borrow_mut();
-        state.running = Some(promise);
-        state.running_background = background;
-        Running {
-            resolve: resolve.unwrap_or_else(|| Function::new_no_args("")),
-        }
-    }
-
-    fn finish(self, inner: &Inner) {
-        let mut state = inner.state.borrow_mut();
-        state.running = None;
-        state.running_background = false;
-        drop(state);
-        let _ = self.resolve.call0(&JsValue::UNDEFINED);
-    }
-}
-
-/// Condenses the memory block's oldest notes when they are due (seed 004: 10 of 15).
-async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsValue> {
+/// The memory block's oldest notes when they are due (seed 004: 10 of 15): condensed at once
+/// without a model, or the request for the summarizer as a [`Driven`] handle.
+fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> JsValue {
     let due = {
         let state = inner.state.borrow();
         state.core.as_ref().and_then(|c| {
@@ -73,7 +48,7 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
         })
     };
     let Some((prompt, count)) = due else {
-        return Ok(());
+        return JsValue::UNDEFINED;
     };
     if inner.options.extractive || inner.callbacks.summarize.is_none() {
         // No model: the notes themselves, after the previous summary, within the budget.
@@ -85,53 +60,59 @@ async fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> Result<(), JsVal
             let summary = notes::extractive_summary(block.summary.as_deref(), notes, max_chars);
             core.compact_notes(summary, count);
         }
-        return Ok(());
+        return JsValue::UNDEFINED;
     }
-    let call = call_options(options);
     let max = inner.options.settings.plan.summary_tokens;
-    let summary = summarize_once(
-        &inner.options,
-        &inner.callbacks,
-        &inner.reentry,
-        "memory",
-        notes::NOTES_SYSTEM,
-        &prompt,
-        max,
-        &call.signal,
-    )
-    .await?;
-    let mut state = inner.state.borrow_mut();
-    if let Some(core) = state.core.as_mut() {
-        // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
-        core.compact_notes(summary, count);
-    }
-    Ok(())
+    let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
+    let host = Notes {
+        inner: Rc::clone(inner),
+        count,
+    };
+    Driven::once(once, Box::new(host), call_options(options).signal).into()
 }
 
-/// Waits until no compaction runs (`foreground_only`: a background one may go on).
-async fn idle(inner: &Inner, foreground_only: bool) {
-    loop {
-        let running = {
-            let state = inner.state.borrow();
-            state
-                .running
-                .clone()
-                .filter(|_| !(foreground_only && state.running_background))
-        };
-        match running {
-            Some(p) => {
-                let _ = JsFuture::from(p).await;
-            }
-            None => return,
+/// The session as the host of a memory block's request.
+struct Notes {
+    inner: Rc<Inner>,
+    count: usize,
+}
+
+impl Host for Notes {
+    fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    fn callbacks(&self) -> &Callbacks {
+        &self.inner.callbacks
+    }
+
+    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
+        f(&mut self.inner.state.borrow_mut().pipeline)
+    }
+
+    fn commit(&mut self, _: &mut Input, _: Compacted) -> Result<JsValue, JsValue> {
+        Ok(JsValue::UNDEFINED)
+    }
+
+    fn unchanged(&self, _: usize, _: &str) -> Result<JsValue, JsValue> {
+        Ok(JsValue::UNDEFINED)
+    }
+
+    fn answered(&self, summary: String) {
+        let mut state = self.inner.state.borrow_mut();
+        if let Some(core) = state.core.as_mut() {
+            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
+            core.compact_notes(summary, self.count);
         }
     }
 }
 
 fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-    let result = to_js(&serde_json::json!({
-        "compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens,
-        "round": 0, "splitTurn": false, "digest": null, "warnings": [warning], "entryId": null,
-    }));
+    let mut json = unchanged_json(tokens, warning);
+    if let Some(fields) = json.as_object_mut() {
+        fields.insert("entryId".into(), serde_json::Value::Null);
+    }
+    let result = to_js(&json);
     let mut state = inner.state.borrow_mut();
     let messages = inner.rendered(&mut state)?;
     super::convert::set(&result, "messages", &messages);
@@ -148,23 +129,12 @@ fn seen_conversation(inner: &Inner, options: &JsValue) -> Option<Array> {
         .map(JsCast::unchecked_into)
 }
 
-/// One compaction (the running marker is installed by the caller and finished here).
-async fn run(
-    inner: Rc<Inner>,
-    running: Running,
-    options: JsValue,
-    kind: Kind,
-) -> Result<JsValue, JsValue> {
-    let outcome = run_inner(&inner, &options, kind).await;
-    running.finish(&inner);
-    outcome
-}
-
-/// One compaction as the core's pipeline decides it: the trigger gate, the breaker, `onFailure`
-/// and the extractive fallback are the `Compactor`'s, on the session's snapshot.
-async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, JsValue> {
+/// One compaction as the core's pipeline decides it (the trigger gate, the breaker, `onFailure`
+/// and the extractive fallback are the `Compactor`'s, on the session's snapshot): the result of
+/// one that changes nothing, or the [`Driven`] compaction.
+fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, JsValue> {
     let call = call_options(options);
-    let (snapshot, originals, format, budget) = {
+    let (mut snapshot, originals, format, budget) = {
         let mut state = inner.state.borrow_mut();
         let Some(core) = state.core.as_ref() else {
             drop(state);
@@ -209,63 +179,61 @@ async fn run_inner(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<J
         &crate::core::summary::Recognizer::with(&inner.options.settings.summary),
     );
     let previous_state = snapshot.previous.as_ref().and_then(|c| c.state.clone());
-    let estimate = |t: &str| estimator.counter.count(t);
+    let mut requests = Requests::new(originals.clone(), format, tokens_before);
+    requests.conversation = seen;
+    requests.state = previous_state.clone();
     let job = Job::new(Input {
         kind,
         should_compact: prepared.decision.should_compact || call.force,
         tokens_before,
-        messages: &snapshot.messages,
-        plan: &plan,
-        options: &inner.options,
-        estimator: &estimator,
-        estimate: &estimate,
+        // Taken, not copied: the commit gives them back to the snapshot.
+        messages: std::mem::take(&mut snapshot.messages),
+        plan,
+        options: inner.options.clone(),
+        estimator,
         round,
         instructions: call.instructions.clone(),
-        state: previous_state.as_ref(),
+        state: previous_state,
         summarizer: inner.callbacks.summarize.is_some(),
         // The continue message, when the style has one, is appended to the log after the commit.
         continues: false,
         warn_repeat: false,
     });
     let host = Commit {
-        inner,
-        snapshot: &snapshot,
-        originals: &originals,
-        plan: &plan,
+        inner: Rc::clone(inner),
+        snapshot,
+        originals,
         format,
         kind,
     };
-    let cx = Context {
-        options: &inner.options,
-        callbacks: &inner.callbacks,
-        reentry: &inner.reentry,
-        estimator: &estimator,
-        all: &originals,
-        format,
-        call: &call,
-        state: previous_state.as_ref(),
-        conversation: seen.as_ref(),
-        tokens_before,
-    };
-    match run_job(job, &host, &cx).await? {
-        Ran::Committed(result) => Ok(result),
-        Ran::Unchanged(warning) => unchanged(inner, tokens_before, &warning),
-    }
+    Ok(Driven::job(job, Box::new(host), requests, call.signal).into())
 }
 
-/// The session as the runner's host: its pipeline, and the log entry of a committed compaction.
-struct Commit<'a> {
-    inner: &'a Rc<Inner>,
-    snapshot: &'a Snapshot,
-    originals: &'a Array,
-    plan: &'a Plan,
+/// The session as the host of a driven compaction: its pipeline, and the log entry of a
+/// committed compaction.
+struct Commit {
+    inner: Rc<Inner>,
+    snapshot: Snapshot,
+    originals: Array,
     format: Format,
     kind: Kind,
 }
 
-impl Host for Commit<'_> {
-    fn pipeline(&self) -> RefMut<'_, Pipeline> {
-        RefMut::map(self.inner.state.borrow_mut(), |s| &mut s.pipeline)
+impl Host for Commit {
+    fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    fn callbacks(&self) -> &Callbacks {
+        &self.inner.callbacks
+    }
+
+    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
+        f(&mut self.inner.state.borrow_mut().pipeline)
+    }
+
+    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
+        unchanged(&self.inner, tokens, warning)
     }
 
     fn failed(&self, error: &JsValue) {
@@ -275,8 +243,10 @@ impl Host for Commit<'_> {
         }
     }
 
-    fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
-        let (inner, plan, format) = (self.inner, self.plan, self.format);
+    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
+        // The messages the job took from the snapshot, back for the commit's checks.
+        self.snapshot.messages = std::mem::take(&mut input.messages);
+        let (inner, plan, format) = (&self.inner, &input.plan, self.format);
         let outcome = Outcome {
             summary: done.summary.clone(),
             tokens_after: done.tokens_after,
@@ -292,7 +262,7 @@ impl Host for Commit<'_> {
                 .as_mut()
                 .ok_or_else(|| error_to_js(&Error::invalid_input("session", "empty"), None))?;
             let id = core
-                .commit(self.snapshot, plan, &outcome)
+                .commit(&self.snapshot, plan, &outcome)
                 .map_err(|e| error_to_js(&e, None))?;
             // Logged in the session's format, as if the caller had appended it.
             let continued = self
@@ -332,36 +302,37 @@ impl Host for Commit<'_> {
     }
 }
 
+/// A kind of compaction as `js/driver.mjs` names it.
+fn kind_of(name: &str) -> Kind {
+    match name {
+        "automatic" => Kind::Automatic,
+        "forced" => Kind::Forced,
+        "background" => Kind::Background,
+        _ => Kind::Manual,
+    }
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Manual => "manual",
+        Kind::Automatic => "automatic",
+        Kind::Forced => "forced",
+        Kind::Background => "background",
+    }
+}
+
 #[wasm_bindgen]
 impl Session {
-    /// Compacts now; waits for a compaction already running first.
-    pub fn compact(&self, options: JsValue) -> Promise {
-        if let Err(e) = super::convert::check_keys(&options, &["instructions", "signal", "force"]) {
-            return Promise::reject(&e);
+    /// Checks the options of `compact()` (`method` "compact") or `prepare()`; for `prepare()`
+    /// returns `{ force, background }` (`background: false`: no background compaction from
+    /// this call; a store-backed session starts its own under the store's lease).
+    #[wasm_bindgen(js_name = __checkCall)]
+    pub fn check_call(&self, options: JsValue, method: &str) -> Result<JsValue, JsValue> {
+        if method == "compact" {
+            super::convert::check_keys(&options, &["instructions", "signal", "force"])?;
+            super::heap::headroom();
+            return Ok(JsValue::UNDEFINED);
         }
-        if let Err(e) = self.inner.reentry.check("compact") {
-            return Promise::reject(&e);
-        }
-        super::heap::headroom();
-        let inner = Rc::clone(&self.inner);
-        // Marked as running at once when nothing runs, so `isCompacting` holds right after the call.
-        let idle_now = inner.state.borrow().running.is_none();
-        let now = idle_now.then(|| Running::install(&inner, false));
-        wasm_bindgen_futures::future_to_promise(async move {
-            let running = match now {
-                Some(r) => r,
-                None => {
-                    idle(&inner, false).await;
-                    Running::install(&inner, false)
-                }
-            };
-            run(inner, running, options, Kind::Manual).await
-        })
-    }
-
-    /// The render pipeline before a request: compaction at the trigger (or `force`), a background
-    /// compaction past the background threshold, then the render.
-    pub fn prepare(&self, options: JsValue) -> Promise {
         let allowed = [
             "instructions",
             "signal",
@@ -371,100 +342,116 @@ impl Session {
             "reservedCachePoints",
             "background",
         ];
-        if let Err(e) = super::convert::check_keys(&options, &allowed) {
-            return Promise::reject(&e);
-        }
-        if let Err(e) = self.inner.reentry.check("prepare") {
-            return Promise::reject(&e);
-        }
+        super::convert::check_keys(&options, &allowed)?;
         super::heap::headroom();
-        let now = Reflect::get(&options, &JsValue::from_str("now")).unwrap_or(JsValue::UNDEFINED);
+        let now = get(&options, "now");
         if !now.is_undefined() && !now.as_f64().is_some_and(f64::is_finite) {
-            return Promise::reject(&error_to_js(
+            return Err(error_to_js(
                 &Error::invalid_option("now", "now must be a finite time in milliseconds"),
                 None,
             ));
         }
-        // `background: false`: no background compaction from this call (a store-backed session
-        // starts its own under the store's lease).
-        let background = match Reflect::get(&options, &JsValue::from_str("background")) {
-            Ok(v) if v.is_undefined() => true,
-            Ok(v) => match v.as_bool() {
-                Some(b) => b,
-                None => {
-                    return Promise::reject(&error_to_js(
-                        &Error::invalid_option("background", "must be a boolean"),
-                        None,
-                    ))
-                }
-            },
-            Err(_) => true,
+        let background = get(&options, "background");
+        let background = if background.is_undefined() {
+            true
+        } else {
+            background.as_bool().ok_or_else(|| {
+                error_to_js(
+                    &Error::invalid_option("background", "must be a boolean"),
+                    None,
+                )
+            })?
         };
-        let inner = Rc::clone(&self.inner);
-        wasm_bindgen_futures::future_to_promise(async move {
-            let force = call_options(&options).force;
-            // Seed 003's first render step: hide tool results older than the cache lifetime.
-            if let Some(Style::Ttl(ttl)) =
-                inner.options.settings.plan.prune.as_ref().map(|p| &p.style)
-            {
-                let now = Reflect::get(&options, &JsValue::from_str("now"))
-                    .ok()
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or_else(js_sys::Date::now);
+        let force = call_options(&options).force;
+        Ok(to_js(&json!({"force": force, "background": background})))
+    }
 
-                #[allow(clippy::cast_possible_truncation)]
-                let ttl = TtlOptions {
-                    now: now as i64,
-                    ..ttl.clone()
-                };
-                if let Some(core) = inner.state.borrow_mut().core.as_mut() {
-                    core.prune_ttl(&ttl);
-                }
-            }
-            // Seed 004: a request waits for a compaction running in the foreground (one in
-            // the background is what lets requests go on).
-            idle(&inner, true).await;
-            let pressure = {
-                let state = inner.state.borrow();
-                state.core.as_ref().map(|c| c.pressure().1)
+    /// Seed 003's first render step: hides tool results older than the cache lifetime.
+    #[wasm_bindgen(js_name = __pruneTtl)]
+    pub fn prune_ttl(&self, options: JsValue) {
+        let inner = &self.inner;
+        if let Some(Style::Ttl(ttl)) = inner.options.settings.plan.prune.as_ref().map(|p| &p.style)
+        {
+            let now = Reflect::get(&options, &JsValue::from_str("now"))
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or_else(js_sys::Date::now);
+            #[allow(clippy::cast_possible_truncation)]
+            let ttl = TtlOptions {
+                now: now as i64,
+                ..ttl.clone()
             };
-            match on_pressure(pressure, force, background) {
-                Prepare::Compact {
-                    kind,
-                    unless_relieved,
-                } => {
-                    // A background compaction may bring it under the trigger: wait for it first.
-                    idle(&inner, false).await;
-                    let still = {
-                        let state = inner.state.borrow();
-                        state.core.as_ref().map(|c| c.pressure().1)
-                    };
-                    if !unless_relieved || still == Some(Pressure::Hard) {
-                        let running = Running::install(&inner, false);
-                        run(Rc::clone(&inner), running, options.clone(), kind).await?;
-                    }
-                }
-                Prepare::Background if inner.state.borrow().running.is_none() => {
-                    let running = Running::install(&inner, true);
-                    let bg = Rc::clone(&inner);
-                    let opts = options.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        let outcome = run(Rc::clone(&bg), running, opts, Kind::Background).await;
-                        if let Err(error) = outcome {
-                            bg.state.borrow_mut().background_error = Some(error);
-                        }
-                    });
-                }
-                Prepare::Background | Prepare::Render => {}
+            if let Some(core) = inner.state.borrow_mut().core.as_mut() {
+                core.prune_ttl(&ttl);
             }
-            compact_notes(&inner, &options).await?;
-            let result = inner.render(&options)?;
-            // A background compaction that failed changed nothing; say so once.
-            let failed = inner.state.borrow_mut().background_error.take();
-            if let Some(error) = failed {
-                super::convert::set(&result, "backgroundError", &error);
+        }
+    }
+
+    /// What `prepare()` does now ([`on_pressure`]): `{ action: "compact", kind, unlessRelieved }`,
+    /// `{ action: "background" }` or `{ action: "render" }`.
+    #[wasm_bindgen(js_name = __onPressure)]
+    pub fn pressure(&self, force: bool, background: bool) -> JsValue {
+        let pressure = self
+            .inner
+            .state
+            .borrow()
+            .core
+            .as_ref()
+            .map(|c| c.pressure().1);
+        to_js(&match on_pressure(pressure, force, background) {
+            Prepare::Compact {
+                kind,
+                unless_relieved,
+            } => {
+                json!({"action": "compact", "kind": kind_name(kind), "unlessRelieved": unless_relieved})
             }
-            Ok(result)
+            Prepare::Background => json!({"action": "background"}),
+            Prepare::Render => json!({"action": "render"}),
         })
+    }
+
+    /// The context is past the trigger.
+    #[wasm_bindgen(js_name = __pastTrigger)]
+    pub fn past_trigger(&self) -> bool {
+        let state = self.inner.state.borrow();
+        state.core.as_ref().map(|c| c.pressure().1) == Some(Pressure::Hard)
+    }
+
+    /// Starts a compaction of `kind` ("manual", "automatic", "forced", "background"): its
+    /// result when it changes nothing, or the `__Driven` compaction.
+    #[wasm_bindgen(js_name = __compact)]
+    pub fn start_compaction(&self, options: JsValue, kind: &str) -> Result<JsValue, JsValue> {
+        start(&self.inner, &options, kind_of(kind))
+    }
+
+    /// The memory block's notes when due: condensed now (`undefined`), or the request as a
+    /// `__Driven` handle.
+    #[wasm_bindgen(js_name = __compactNotes)]
+    pub fn notes(&self, options: JsValue) -> JsValue {
+        compact_notes(&self.inner, &options)
+    }
+
+    /// Marks a compaction as running (`isCompacting`) or over.
+    #[wasm_bindgen(js_name = __setRunning)]
+    pub fn set_running(&self, running: bool) {
+        self.inner.state.borrow_mut().running = running;
+    }
+
+    /// The error of a background compaction that failed, said once by the next `prepare()`.
+    #[wasm_bindgen(js_name = __backgroundFailed)]
+    pub fn background_failed(&self, error: JsValue) {
+        self.inner.state.borrow_mut().background_error = Some(error);
+    }
+
+    /// The end of `prepare()`: the render, with the error of a background compaction that
+    /// failed since the last one (it changed nothing).
+    #[wasm_bindgen(js_name = __render)]
+    pub fn prepared(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        let result = self.inner.render(&options)?;
+        let failed = self.inner.state.borrow_mut().background_error.take();
+        if let Some(error) = failed {
+            super::convert::set(&result, "backgroundError", &error);
+        }
+        Ok(result)
     }
 }

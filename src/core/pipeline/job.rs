@@ -29,19 +29,15 @@ use crate::core::message::Message;
 use crate::core::plan::Disposition;
 use crate::core::render::render;
 use crate::core::session::workstream;
-use crate::core::summary::is_blank;
-use crate::core::summary::job::{Finished, PieceId, PieceRequest, Purpose, SummaryJob};
+use crate::core::summary::job::{PieceRequest, SummaryJob};
 
-use super::asking::{aborted, retry_policy, Asked, Asking};
-use super::steps::{
-    digest_json, BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome,
-    StateField, Step, ValueId,
-};
-use super::{Failed, Pipeline, Start, CANCELLED, NOTHING_TO_COMPACT};
+use super::asking::{aborted, retry_policy, Asking};
+use super::steps::{CallId, Compacted, Event, HookEnd, Input, Outcome, Step, ValueId};
+use super::{Failed, Pipeline, Start, NOTHING_TO_COMPACT};
 
 /// What a raised error is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Raised {
+pub(super) enum Raised {
     /// The breaker's notice at the start.
     Notice,
     /// A failure of the compaction (`abort`: its calls still running are aborted).
@@ -52,7 +48,7 @@ enum Raised {
 
 /// What the job waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Waiting {
+pub(super) enum Waiting {
     Start,
     Raised(Raised),
     Before,
@@ -66,41 +62,41 @@ enum Waiting {
 }
 
 /// One piece of the running batch.
-struct Piece {
-    request: PieceRequest,
-    call: Option<CallId>,
-    asking: Asking,
-    resubmits: Resubmits,
+pub(super) struct Piece {
+    pub(super) request: PieceRequest,
+    pub(super) call: Option<CallId>,
+    pub(super) asking: Asking,
+    pub(super) resubmits: Resubmits,
 }
 
 /// One compaction's step machine (see the module documentation).
-pub struct Job<'a> {
-    input: Input<'a>,
-    policy: RetryPolicy,
-    waiting: Waiting,
-    queue: VecDeque<Step>,
-    extractive: bool,
-    fell_back: bool,
-    fallback: Option<String>,
-    summary_job: Option<SummaryJob<'a>>,
-    pieces: Vec<Piece>,
-    calls: u32,
-    summary: Option<String>,
-    digest: Value,
-    deltas: Vec<Value>,
-    warnings: Vec<String>,
-    compacted: Option<Compacted>,
+pub struct Job {
+    pub(super) input: Input,
+    pub(super) policy: RetryPolicy,
+    pub(super) waiting: Waiting,
+    pub(super) queue: VecDeque<Step>,
+    pub(super) extractive: bool,
+    pub(super) fell_back: bool,
+    pub(super) fallback: Option<String>,
+    pub(super) summary_job: Option<SummaryJob<'static>>,
+    pub(super) pieces: Vec<Piece>,
+    pub(super) calls: u32,
+    pub(super) summary: Option<String>,
+    pub(super) digest: Value,
+    pub(super) deltas: Vec<Value>,
+    pub(super) warnings: Vec<String>,
+    pub(super) compacted: Option<Compacted>,
     /// The message of the error being raised (for the breaker's count).
-    raising: String,
+    pub(super) raising: String,
     /// How the job ended.
-    over: Option<Outcome>,
+    pub(super) over: Option<Outcome>,
 }
 
-impl<'a> Job<'a> {
+impl Job {
     /// A job on `input`; its first step comes from `next(pipeline, Event::Ready)`.
-    pub fn new(input: Input<'a>) -> Job<'a> {
+    pub fn new(input: Input) -> Job {
         Job {
-            policy: retry_policy(input.options),
+            policy: retry_policy(&input.options),
             input,
             waiting: Waiting::Start,
             queue: VecDeque::new(),
@@ -118,6 +114,17 @@ impl<'a> Job<'a> {
             raising: String::new(),
             over: None,
         }
+    }
+
+    /// What the job works on (the handle reads its plan and messages to commit).
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+
+    /// The same, for a commit that takes the messages back (after [`Step::Commit`] the job reads
+    /// only the plan's counts).
+    pub fn input_mut(&mut self) -> &mut Input {
+        &mut self.input
     }
 
     /// Takes the answer to the previous step (`Event::Ready` first) and hands out the next step.
@@ -138,12 +145,12 @@ impl<'a> Job<'a> {
         }
     }
 
-    fn wait(&mut self, waiting: Waiting, step: Step) -> Step {
+    pub(super) fn wait(&mut self, waiting: Waiting, step: Step) -> Step {
         self.waiting = waiting;
         step
     }
 
-    fn done(&mut self, outcome: Outcome) -> Step {
+    pub(super) fn done(&mut self, outcome: Outcome) -> Step {
         self.waiting = Waiting::Over;
         self.over = Some(outcome.clone());
         Step::Done(outcome)
@@ -197,13 +204,13 @@ impl<'a> Job<'a> {
         }
     }
 
-    fn raise(&mut self, error: Error, cause: Option<ValueId>, why: Raised) -> Step {
+    pub(super) fn raise(&mut self, error: Error, cause: Option<ValueId>, why: Raised) -> Step {
         self.raising = error.message.clone();
         self.wait(Waiting::Raised(why), Step::Raise { error, cause })
     }
 
     /// A failure of the compaction: raised, then the policy's (after a fallback: rejected).
-    fn fail_with(&mut self, error: Error, cause: Option<ValueId>, abort: bool) -> Step {
+    pub(super) fn fail_with(&mut self, error: Error, cause: Option<ValueId>, abort: bool) -> Step {
         let why = if self.fell_back {
             Raised::Final
         } else {
@@ -215,7 +222,7 @@ impl<'a> Job<'a> {
         self.raise(error, cause, why)
     }
 
-    fn fail(&mut self, error: Error, cause: Option<ValueId>) -> Step {
+    pub(super) fn fail(&mut self, error: Error, cause: Option<ValueId>) -> Step {
         self.fail_with(error, cause, false)
     }
 
@@ -298,261 +305,7 @@ impl<'a> Job<'a> {
         }
     }
 
-    fn before(&mut self, answer: BeforeAnswer) -> Step {
-        let hook = |code, message: &str| Error::new(code, message.to_string());
-        match answer {
-            BeforeAnswer::Proceed => self.summarize(),
-            BeforeAnswer::Cancel => self.done(Outcome::Unchanged(CANCELLED.into())),
-            BeforeAnswer::Summary(None) => self.fail(
-                hook(
-                    ErrorCode::HookFailed,
-                    "onBeforeCompaction's summary must be a string",
-                ),
-                None,
-            ),
-            BeforeAnswer::Summary(Some(text)) if is_blank(&text) => self.fail(
-                hook(
-                    ErrorCode::SummaryEmpty,
-                    "onBeforeCompaction supplied an empty summary",
-                ),
-                None,
-            ),
-            BeforeAnswer::Summary(Some(text)) => {
-                self.summary = Some(text);
-                self.render()
-            }
-            BeforeAnswer::TooLong(units) => self.fail(
-                super::asking::too_long(units, "onBeforeCompaction's summary"),
-                None,
-            ),
-            BeforeAnswer::Threw(e) => self.fail(
-                hook(
-                    ErrorCode::HookFailed,
-                    "onBeforeCompaction threw; the compaction did not run",
-                ),
-                Some(e),
-            ),
-            BeforeAnswer::Rejected(e) => self.fail(
-                hook(
-                    ErrorCode::HookFailed,
-                    "onBeforeCompaction rejected; the compaction did not run",
-                ),
-                Some(e),
-            ),
-            BeforeAnswer::TimedOut => {
-                let ms = self.input.options.timeout_ms;
-                self.fail(
-                    Error::new(
-                        ErrorCode::Timeout,
-                        format!(
-                            "onBeforeCompaction did not settle within {ms} ms; the compaction \
-                             did not run"
-                        ),
-                    ),
-                    None,
-                )
-            }
-        }
-    }
-
-    fn summary_job(&self) -> crate::core::error::Result<SummaryJob<'a>> {
-        let i = &self.input;
-        SummaryJob::new(
-            i.messages,
-            i.plan,
-            &i.options.settings,
-            i.options.settings.templates.clone(),
-            None,
-            i.instructions.clone(),
-            i.round,
-            i.estimate,
-        )
-    }
-
-    fn summarize(&mut self) -> Step {
-        if self.extractive {
-            return match self.summary_job() {
-                Ok(job) => {
-                    let finished = job.extractive(self.input.messages);
-                    self.finished(&finished);
-                    self.render()
-                }
-                Err(e) => self.fail(e, None),
-            };
-        }
-        if !self.input.summarizer {
-            // The same check as a `Compactor`'s constructor (a `Session` may live without a
-            // summarizer until it has to write a summary).
-            let error = self
-                .input
-                .options
-                .check_summarizer(false)
-                .err()
-                .unwrap_or_else(|| {
-                    Error::invalid_option(
-                        "summarize",
-                        "a summarize function is required to compact with a summary",
-                    )
-                });
-            return self.fail(error, None);
-        }
-        match self.summary_job() {
-            Ok(mut job) => {
-                job.set_state(self.input.state.and_then(workstream::render));
-                self.summary_job = Some(job);
-                self.next_batch()
-            }
-            Err(e) => self.fail(e, None),
-        }
-    }
-
-    fn finished(&mut self, finished: &Finished) {
-        self.digest = digest_json(&finished.digest, &finished.summary);
-        self.summary = Some(finished.summary.clone());
-    }
-
-    fn next_batch(&mut self) -> Step {
-        let pieces = self
-            .summary_job
-            .as_mut()
-            .map(SummaryJob::next)
-            .unwrap_or_default();
-        if pieces.is_empty() {
-            return match self.summary_job.take().map(SummaryJob::finish) {
-                Some(Ok(finished)) => {
-                    self.finished(&finished);
-                    self.render()
-                }
-                Some(Err(e)) => self.fail(e, None),
-                None => self.render(),
-            };
-        }
-        self.pieces = pieces
-            .into_iter()
-            .map(|request| Piece {
-                request,
-                call: None,
-                asking: Asking::new(self.policy),
-                resubmits: Resubmits::new(self.policy.retries),
-            })
-            .collect();
-        self.wait(Waiting::Signal(true), Step::CheckSignal)
-    }
-
-    fn call(&mut self, k: usize, delay_ms: u64) {
-        let call = CallId(self.calls);
-        self.calls = self.calls.saturating_add(1);
-        if let Some(piece) = self.pieces.get_mut(k) {
-            piece.call = Some(call);
-            self.queue.push_back(Step::Call {
-                call,
-                request: Box::new(piece.request.clone()),
-                delay_ms,
-            });
-        }
-    }
-
-    fn start_batch(&mut self) -> Step {
-        for k in 0..self.pieces.len() {
-            self.call(k, 0);
-        }
-        self.wait(Waiting::Call, Step::Await)
-    }
-
-    fn call_ended(&mut self, call: CallId, end: CallEnd) -> Step {
-        let Some(k) = self.pieces.iter().position(|p| p.call == Some(call)) else {
-            return Step::Await;
-        };
-        let Some(piece) = self.pieces.get_mut(k) else {
-            return Step::Await;
-        };
-        piece.call = None;
-        match piece.asking.ended(end) {
-            Asked::Again(delay) => {
-                self.call(k, delay);
-                Step::Await
-            }
-            Asked::Failed(error, cause) => self.fail_with(error, cause, true),
-            Asked::Answer(text, state) => self.answered(k, &text, state),
-        }
-    }
-
-    fn answered(&mut self, k: usize, text: &str, state: StateField) -> Step {
-        let Some(piece) = self.pieces.get_mut(k) else {
-            return Step::Await;
-        };
-        let Some(job) = self.summary_job.as_mut() else {
-            return Step::Await;
-        };
-        let (id, purpose) = (piece.request.id, piece.request.purpose);
-        match job.submit(id, text) {
-            Ok(()) => {
-                let delta = match state {
-                    StateField::Absent => None,
-                    StateField::Unreadable { message, cause } => {
-                        return self.fail_with(
-                            Error::new(ErrorCode::SummarizerFailed, message),
-                            cause,
-                            true,
-                        )
-                    }
-                    StateField::Given(value) => match workstream::validate_delta(&value) {
-                        Ok(()) => Some(value),
-                        Err(e) => {
-                            let message =
-                                format!("the summarizer's state delta is invalid: {}", e.message);
-                            return self.fail_with(
-                                Error::new(ErrorCode::SummarizerFailed, message),
-                                None,
-                                true,
-                            );
-                        }
-                    },
-                };
-                self.deltas.extend(delta);
-                // A delta given in the text, after its marker line.
-                self.deltas.extend(job.take_state_deltas());
-                self.piece_done(k)
-            }
-            Err(e) => {
-                if piece.resubmits.again() {
-                    piece.asking = Asking::new(self.policy);
-                    self.call(k, 0);
-                    return Step::Await;
-                }
-                if purpose != Purpose::Rollup {
-                    return self.fail_with(e, None, true);
-                }
-                // The rollup never condensed: the summary is cut to its cap instead.
-                match job.skip_rollup(id) {
-                    Ok(()) => self.piece_done(k),
-                    Err(e) => self.fail_with(e, None, true),
-                }
-            }
-        }
-    }
-
-    fn piece_done(&mut self, k: usize) -> Step {
-        if let Some(piece) = self.pieces.get_mut(k) {
-            piece.request.id = PieceId(u32::MAX);
-        }
-        self.pieces.retain(|p| p.request.id != PieceId(u32::MAX));
-        let (done, total) = self
-            .summary_job
-            .as_ref()
-            .map_or((0, 0), SummaryJob::progress);
-        self.wait(Waiting::Progress, Step::Progress { done, total })
-    }
-
-    fn after_piece(&mut self) -> Step {
-        if self.pieces.is_empty() {
-            self.next_batch()
-        } else {
-            self.wait(Waiting::Call, Step::Await)
-        }
-    }
-
-    fn observed(&mut self, end: HookEnd, name: &str) {
+    pub(super) fn observed(&mut self, end: HookEnd, name: &str) {
         match end {
             HookEnd::Settled => {}
             HookEnd::Failed(detail) => self.warnings.push(format!("{name} failed: {detail}")),
@@ -563,11 +316,11 @@ impl<'a> Job<'a> {
         }
     }
 
-    fn render(&mut self) -> Step {
+    pub(super) fn render(&mut self) -> Step {
         let i = &self.input;
         let rendered = render(
-            i.messages,
-            i.plan,
+            &i.messages,
+            &i.plan,
             self.summary.as_deref(),
             &i.options.settings.summary,
             i.round,
@@ -579,7 +332,7 @@ impl<'a> Job<'a> {
         if let Err(e) = check_progress(tokens_before, tokens_after) {
             return self.fail(e, None);
         }
-        let mut state = i.state.cloned();
+        let mut state = i.state.clone();
         for delta in &self.deltas {
             state = Some(workstream::merge(state.as_ref(), delta));
         }

@@ -116,16 +116,14 @@ fn threw() -> CallEnd {
 
 /// Runs a job of `kind` to its end; the steps it took and its outcome.
 fn drive(c: &Case, p: &mut Pipeline, kind: Kind, script: &mut Script) -> (Vec<Step>, Outcome) {
-    let estimate = |t: &str| c.estimator.counter.count(t);
     let mut job = Job::new(Input {
         kind,
         should_compact: true,
         tokens_before: c.total,
-        messages: &c.messages,
-        plan: &c.plan,
-        options: &c.options,
-        estimator: &c.estimator,
-        estimate: &estimate,
+        messages: c.messages.clone(),
+        plan: c.plan.clone(),
+        options: c.options.clone(),
+        estimator: c.estimator.clone(),
         round: 1,
         instructions: None,
         state: None,
@@ -428,16 +426,14 @@ fn the_breaker_skips_the_summarizer_after_repeated_failures_until_a_success() {
 fn below_the_trigger_an_automatic_job_changes_nothing_and_a_failed_commit_rejects() {
     let c = case(json!({}));
     let mut p = Pipeline::new(&c.options);
-    let estimate = |t: &str| c.estimator.counter.count(t);
     let mut job = Job::new(Input {
         kind: Kind::Automatic,
         should_compact: false,
         tokens_before: c.total,
-        messages: &c.messages,
-        plan: &c.plan,
-        options: &c.options,
-        estimator: &c.estimator,
-        estimate: &estimate,
+        messages: c.messages.clone(),
+        plan: c.plan.clone(),
+        options: c.options.clone(),
+        estimator: c.estimator.clone(),
         round: 1,
         instructions: None,
         state: None,
@@ -461,16 +457,14 @@ fn below_the_trigger_an_automatic_job_changes_nothing_and_a_failed_commit_reject
 fn a_missing_summarizer_is_the_constructor_error() {
     let c = case(json!({}));
     let mut p = Pipeline::new(&c.options);
-    let estimate = |t: &str| c.estimator.counter.count(t);
     let mut job = Job::new(Input {
         kind: Kind::Manual,
         should_compact: true,
         tokens_before: c.total,
-        messages: &c.messages,
-        plan: &c.plan,
-        options: &c.options,
-        estimator: &c.estimator,
-        estimate: &estimate,
+        messages: c.messages.clone(),
+        plan: c.plan.clone(),
+        options: c.options.clone(),
+        estimator: c.estimator.clone(),
         round: 1,
         instructions: None,
         state: None,

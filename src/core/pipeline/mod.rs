@@ -1,8 +1,10 @@
 //! The compaction pipeline that both handles drive: the `Compactor` (`compact`, `maybeCompact`) and
 //! the `Session` (`compact`, `prepare`, its background compactions). One [`Pipeline`] per handle
 //! holds the state that outlives a call (the circuit breaker, the count of compactions); one
-//! [`Job`] per call is the call's step machine ([`job`]), which the binding's runner only carries
-//! out ([`steps`]: what it asks for and what it is told). The job makes every decision of a call,
+//! [`Job`] per call is the call's step machine ([`job`], its summarizing part in `pieces`), which
+//! the binding hands to JS as a handle and `js/driver.mjs` carries out ([`steps`]: what it asks
+//! for and what it is told, as plain data). [`Once`] is the same for one request outside a
+//! compaction (a memory block's). The job makes every decision of a call,
 //! in order, with these rules:
 //!
 //! 1. [`Pipeline::start`]: from the kind of call ([`Kind`]), the trigger's decision on the
@@ -27,11 +29,14 @@
 
 pub mod asking;
 pub mod job;
+pub mod once;
+mod pieces;
 pub mod prepare;
 pub mod steps;
 
 pub use asking::{Asked, Asking};
 pub use job::Job;
+pub use once::Once;
 pub use prepare::{on_pressure, Prepare};
 pub use steps::{
     BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome, StateField, Step,

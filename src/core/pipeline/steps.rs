@@ -3,8 +3,11 @@
 //! [`Outcome`] a compaction ends with. Values of the caller's (an error thrown by a hook, a
 //! summarizer's answer, a signal's abort reason) never reach the core: the binding keeps them and
 //! names them by [`ValueId`], so an error the core raises can carry one as its cause. Also what a
-//! job works on ([`Input`]) and the result's `digest` field.
+//! job works on ([`Input`], owned: a job outlives the call that starts it) and the result's
+//! `digest` field. A step serializes to the plain data the binding hands to JS
+//! (`{ "step": "call", "call": 0, "delayMs": 0 }`; `tests::steps_json` pins every kind).
 
+use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::Kind;
@@ -19,20 +22,33 @@ use crate::core::summary::Digest;
 
 /// A value the binding keeps for the machine (a caller's error or answer, or an error the binding
 /// built for a [`Step::Raise`]), named by the binding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
 pub struct ValueId(pub u32);
 
 /// One summarizer call of a job, unique within the job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
 pub struct CallId(pub u32);
+
+/// An error as `{ code, message }` (a step's error).
+fn error_json<S: Serializer>(error: &Error, s: S) -> Result<S::Ok, S::Error> {
+    json!({"code": error.code.as_str(), "message": error.message}).serialize(s)
+}
 
 /// What the machine asks the binding to do next. Each step is answered by exactly one [`Event`]:
 /// the one named in its documentation, or [`Event::Ready`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(
+    tag = "step",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Step {
     /// Make a caller-visible error of `error` (with `cause` as its cause) and keep it:
     /// [`Event::Raised`] names it.
     Raise {
+        #[serde(serialize_with = "error_json")]
         error: Error,
         cause: Option<ValueId>,
     },
@@ -54,6 +70,8 @@ pub enum Step {
     /// [`Event::Ready`].
     Call {
         call: CallId,
+        /// Built into the request object by the binding (it holds the caller's messages).
+        #[serde(skip)]
         request: Box<PieceRequest>,
         delay_ms: u64,
     },
@@ -163,7 +181,8 @@ pub enum HookEnd {
 }
 
 /// A compaction ready to commit.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Compacted {
     /// The calibrated count of the context before.
     pub tokens_before: usize,
@@ -178,6 +197,7 @@ pub struct Compacted {
     /// The result's `digest` (null without a summary).
     pub digest: Value,
     /// The compacted context.
+    #[serde(skip)]
     pub rendered: Vec<Rendered>,
     /// Its estimated tokens.
     pub tokens_after: usize,
@@ -207,7 +227,8 @@ impl Compacted {
 }
 
 /// How a compaction ended.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "outcome", content = "value", rename_all = "camelCase")]
 pub enum Outcome {
     /// Committed (the handle holds the result of its commit).
     Committed,
@@ -215,10 +236,12 @@ pub enum Outcome {
     Unchanged(String),
     /// Reject with this raised error.
     Rejected(ValueId),
+    /// The answer of a single request ([`super::Once`]): its text.
+    Answered(String),
 }
 
-/// What a job works on.
-pub struct Input<'a> {
+/// What a job works on (owned: the job lives as long as its compaction, across calls into JS).
+pub struct Input {
     /// What started it.
     pub kind: Kind,
     /// The trigger's decision on the calibrated count.
@@ -226,19 +249,17 @@ pub struct Input<'a> {
     /// The calibrated count of the context.
     pub tokens_before: usize,
     /// The history, and the plan over it.
-    pub messages: &'a [Message],
-    pub plan: &'a Plan,
-    pub options: &'a Options,
-    /// Counts the compacted context.
-    pub estimator: &'a Estimator,
-    /// Counts a text (the estimator's counter).
-    pub estimate: &'a dyn Fn(&str) -> usize,
+    pub messages: Vec<Message>,
+    pub plan: Plan,
+    pub options: Options,
+    /// Counts the compacted context (its counter counts the summary's texts).
+    pub estimator: Estimator,
     /// The round of the new summary.
     pub round: u32,
     /// The caller's instructions for this call.
     pub instructions: Option<String>,
     /// The workstream state so far (a session's), shown to the summarizer.
-    pub state: Option<&'a Value>,
+    pub state: Option<Value>,
     /// The caller gave a summarize function.
     pub summarizer: bool,
     /// The rendered context ends with the style's continue message.

@@ -146,3 +146,106 @@ fn summarize_extractive_never_calls_the_summarizer() {
         ));
     }
 }
+
+/// The JSON of every step kind: the field names `js/driver.mjs` and `src/wasm/driven.rs` read.
+#[test]
+fn steps_json() {
+    use crate::core::error::Error;
+    use crate::core::summary::job::{PieceId, PieceRequest, Purpose};
+    let json_of = |step: &Step| serde_json::to_value(step).unwrap();
+    let request = PieceRequest {
+        id: PieceId(3),
+        purpose: Purpose::History,
+        system: "s".into(),
+        prompt: "p".into(),
+        transcript: "t".into(),
+        message_indices: vec![0],
+        previous_summary: None,
+        instructions: None,
+        max_tokens: 10,
+        round: 1,
+    };
+    let compacted = Compacted {
+        tokens_before: 90,
+        round: 2,
+        split_turn: false,
+        removed: vec![0, 1],
+        summary: Some("sum".into()),
+        digest: serde_json::Value::Null,
+        rendered: Vec::new(),
+        tokens_after: 30,
+        state: None,
+        warnings: vec!["w".into()],
+    };
+    let cases = [
+        (
+            Step::Raise {
+                error: Error::new(ErrorCode::Timeout, "late"),
+                cause: Some(ValueId(2)),
+            },
+            json!({"step": "raise", "error": {"code": "TIMEOUT", "message": "late"}, "cause": 2}),
+        ),
+        (
+            Step::Report {
+                error: ValueId(1),
+                swallowed: true,
+                failure: false,
+            },
+            json!({"step": "report", "error": 1, "swallowed": true, "failure": false}),
+        ),
+        (
+            Step::Before { tokens_before: 90 },
+            json!({"step": "before", "tokensBefore": 90}),
+        ),
+        (Step::CheckSignal, json!({"step": "checkSignal"})),
+        (
+            Step::Call {
+                call: CallId(4),
+                request: Box::new(request),
+                delay_ms: 200,
+            },
+            json!({"step": "call", "call": 4, "delayMs": 200}),
+        ),
+        (Step::Await, json!({"step": "await"})),
+        (
+            Step::AbortCalls { reason: ValueId(5) },
+            json!({"step": "abortCalls", "reason": 5}),
+        ),
+        (
+            Step::Progress { done: 1, total: 2 },
+            json!({"step": "progress", "done": 1, "total": 2}),
+        ),
+        (
+            Step::After {
+                tokens_before: 90,
+                tokens_after: 30,
+            },
+            json!({"step": "after", "tokensBefore": 90, "tokensAfter": 30}),
+        ),
+        (
+            Step::Commit(Box::new(compacted)),
+            json!({"step": "commit", "tokensBefore": 90, "round": 2, "splitTurn": false,
+                   "removed": [0, 1], "summary": "sum", "digest": null, "tokensAfter": 30,
+                   "state": null, "warnings": ["w"]}),
+        ),
+        (
+            Step::Done(Outcome::Committed),
+            json!({"step": "done", "outcome": "committed"}),
+        ),
+        (
+            Step::Done(Outcome::Unchanged("below".into())),
+            json!({"step": "done", "outcome": "unchanged", "value": "below"}),
+        ),
+        (
+            Step::Done(Outcome::Rejected(ValueId(6))),
+            json!({"step": "done", "outcome": "rejected", "value": 6}),
+        ),
+        (
+            Step::Done(Outcome::Answered("text".into())),
+            json!({"step": "done", "outcome": "answered", "value": "text"}),
+        ),
+    ];
+    for (step, expected) in cases {
+        assert_eq!(json_of(&step), expected, "{step:?}");
+    }
+}

@@ -29,6 +29,8 @@
 //! threshold, plus the split-turn budget): it is cut with a marker if the model outgrew it, and
 //! the digest items it missed are appended only as far as they fit.
 
+use std::rc::Rc;
+
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::message::Message;
 use crate::core::plan::Plan;
@@ -196,7 +198,7 @@ impl Lane {
 
 /// The summarizer calls of one compaction (see the module documentation).
 pub struct SummaryJob<'e> {
-    estimate: &'e dyn Fn(&str) -> usize,
+    estimate: Rc<dyn Fn(&str) -> usize + 'e>,
     templates: Templates,
     instructions: Option<String>,
     previous_summary: Option<String>,
@@ -242,6 +244,33 @@ impl<'e> SummaryJob<'e> {
         round: u32,
         estimate: &'e dyn Fn(&str) -> usize,
     ) -> Result<SummaryJob<'e>> {
+        let estimate: Rc<dyn Fn(&str) -> usize + 'e> = Rc::new(estimate);
+        SummaryJob::with_counter(
+            messages,
+            plan,
+            settings,
+            templates,
+            previous_summary,
+            instructions,
+            round,
+            estimate,
+        )
+    }
+
+    /// [`SummaryJob::new`] with a counter the job shares instead of borrows (a job that owns its
+    /// inputs, like [`crate::core::pipeline::Job`], holds one of these).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_counter(
+        messages: &[Message],
+        plan: &Plan,
+        settings: &Settings,
+        templates: Templates,
+        previous_summary: Option<String>,
+        instructions: Option<String>,
+        round: u32,
+        shared: Rc<dyn Fn(&str) -> usize + 'e>,
+    ) -> Result<SummaryJob<'e>> {
+        let estimate: &dyn Fn(&str) -> usize = &*shared;
         let Pieces {
             previous_summary,
             history,
@@ -308,7 +337,7 @@ impl<'e> SummaryJob<'e> {
             .iter()
             .any(|t| t.contains("{state}"));
         Ok(SummaryJob {
-            estimate,
+            estimate: Rc::clone(&shared),
             templates,
             instructions: instructions.filter(|s| !s.trim().is_empty()),
             previous_summary,
@@ -350,7 +379,7 @@ impl<'e> SummaryJob<'e> {
     /// documentation). Errors: `INVALID_INPUT` for an id that is not outstanding, `SUMMARY_EMPTY`,
     /// `NO_PROGRESS` (with both token counts in the message); on error nothing changes.
     pub fn submit(&mut self, piece: PieceId, answer: &str) -> Result<()> {
-        let estimate = self.estimate;
+        let estimate = Rc::clone(&self.estimate);
         let rollup_limit = self.rollup_limit;
         let lane = [Some(&mut self.history), self.prefix.as_mut()]
             .into_iter()
@@ -478,7 +507,7 @@ impl<'e> SummaryJob<'e> {
             digest: &self.digest,
             max_tokens: self.summary_tokens,
             replaced_tokens: self.replaced,
-            estimate: self.estimate,
+            estimate: &*self.estimate,
         });
         Finished {
             summary,
@@ -513,14 +542,14 @@ impl<'e> SummaryJob<'e> {
             + self.prefix.as_ref().map_or(0, |_| self.prefix_tokens))
         .saturating_sub(self.wrapper)
         .max(1);
-        let summary = fit(&summary, cap, self.estimate);
+        let summary = fit(&summary, cap, &*self.estimate);
         let missing = self.digest.missing_from(&summary);
         let room = cap.min(
             self.replaced
                 .saturating_sub(1)
                 .max((self.estimate)(&summary)),
         );
-        let (summary, appended) = append_within(&summary, &missing, room, self.estimate);
+        let (summary, appended) = append_within(&summary, &missing, room, &*self.estimate);
         Ok(Finished {
             summary,
             digest: self.digest,
@@ -571,7 +600,7 @@ impl<'e> SummaryJob<'e> {
                     }
                     LaneKind::History => (Purpose::History, &self.templates.history),
                 };
-                let previous_tokens = previous.as_deref().map_or(0, self.estimate);
+                let previous_tokens = previous.as_deref().map_or(0, &*self.estimate);
                 let replaced = chunk.replaced_tokens.saturating_add(previous_tokens);
                 let transcript = chunk.transcript.clone();
                 (

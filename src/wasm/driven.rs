@@ -1,0 +1,412 @@
+//! `__Driven`: one compaction (or a memory block's single request) handed to JS as a handle, so
+//! that `js/driver.mjs` carries out its steps and the module holds no closure. `next(event)` takes
+//! what happened (plain JS: `undefined`, or `{ kind, call?, value? }`) and returns the next step as
+//! plain data (the core's [`Step`] serialized, plus the caller's values it names: `errorValue`,
+//! `reasonValue`, `request`, `messages`, and `result` or `error` when done). Steps that need no
+//! JS (raising an error, checking the signal, the commit) are taken here, in the same call. The
+//! caller's values (answers, thrown errors, abort reasons) are kept here and named by id.
+
+use js_sys::{Array, Function, JsString, Object};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::continuing::{set_mode, Continuing};
+use super::convert::{get, set, to_js};
+use super::error::to_js as error_to_js;
+use super::options::Callbacks;
+use crate::core::options::Options;
+use crate::core::pipeline::{
+    BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Job, Once, Outcome, Pipeline,
+    StateField, Step, ValueId,
+};
+use crate::core::summary::answer::MAX_ANSWER_UNITS;
+use crate::core::summary::job::PieceRequest;
+use crate::formats::Format;
+
+/// The handle a compaction runs for: it owns the pipeline, commits, and builds the results.
+pub trait Host {
+    /// The handle's options and callbacks.
+    fn options(&self) -> &Options;
+    fn callbacks(&self) -> &Callbacks;
+    /// Runs `f` on the handle's pipeline (borrowed only for it).
+    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step;
+    /// Makes the compaction the handle's: the call's result, or the error to reject with. It may
+    /// take the messages back from `input` (the job no longer reads them).
+    fn commit(&mut self, input: &mut Input, compacted: Compacted) -> Result<JsValue, JsValue>;
+    /// The result of a call that changed nothing, with `warning`.
+    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue>;
+    /// A failure of the compaction is about to be reported.
+    fn failed(&self, _error: &JsValue) {}
+    /// The answer of a single request ([`Once`]).
+    fn answered(&self, _text: String) {}
+}
+
+/// What the handle runs.
+enum Machine {
+    Job(Box<Job>),
+    Once(Once),
+}
+
+/// What the last step handed out waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    Ready,
+    Before,
+    Call,
+    Hook,
+}
+
+/// What a summarizer request shows besides the piece: the caller's messages and their format,
+/// the conversation as the model saw it, the workstream state.
+pub struct Requests {
+    /// The caller's objects, index-aligned with the job's messages.
+    pub all: Array,
+    pub format: Format,
+    pub conversation: Option<Array>,
+    pub state: Option<Value>,
+    pub tokens_before: usize,
+    /// Built on the first request (`None` inside: the transcript mode).
+    continuing: Option<Option<Continuing>>,
+}
+
+impl Requests {
+    pub fn new(all: Array, format: Format, tokens_before: usize) -> Requests {
+        Requests {
+            all,
+            format,
+            conversation: None,
+            state: None,
+            tokens_before,
+            continuing: None,
+        }
+    }
+}
+
+/// One compaction or request, driven from JS (see the module documentation).
+#[wasm_bindgen(js_name = __Driven, skip_typescript)]
+pub struct Driven {
+    machine: Machine,
+    host: Box<dyn Host>,
+    requests: Option<Requests>,
+    signal: JsValue,
+    values: Vec<JsValue>,
+    waiting: Waiting,
+    result: JsValue,
+}
+
+impl Driven {
+    /// A compaction of `job` for `host`, under the caller's `signal`.
+    pub fn job(job: Job, host: Box<dyn Host>, requests: Requests, signal: JsValue) -> Driven {
+        Driven::of(Machine::Job(Box::new(job)), host, Some(requests), signal)
+    }
+
+    /// A single request for `host` (its answer goes to [`Host::answered`]).
+    pub fn once(once: Once, host: Box<dyn Host>, signal: JsValue) -> Driven {
+        Driven::of(Machine::Once(once), host, None, signal)
+    }
+
+    fn of(
+        machine: Machine,
+        host: Box<dyn Host>,
+        requests: Option<Requests>,
+        signal: JsValue,
+    ) -> Driven {
+        Driven {
+            machine,
+            host,
+            requests,
+            signal,
+            values: Vec::new(),
+            waiting: Waiting::Ready,
+            result: JsValue::UNDEFINED,
+        }
+    }
+
+    fn keep(&mut self, value: JsValue) -> ValueId {
+        self.values.push(value);
+        ValueId(u32::try_from(self.values.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    fn value(&self, id: ValueId) -> JsValue {
+        self.values
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// The core's event for what JS says happened.
+    fn event(&mut self, event: &JsValue) -> Event {
+        let kind = get(event, "kind").as_string().unwrap_or_default();
+        let value = get(event, "value");
+        match self.waiting {
+            Waiting::Ready => Event::Ready,
+            Waiting::Before => Event::Before(match kind.as_str() {
+                "answer" => before_answer(&value),
+                "threw" => BeforeAnswer::Threw(self.keep(value)),
+                "rejected" => BeforeAnswer::Rejected(self.keep(value)),
+                "timedOut" => BeforeAnswer::TimedOut,
+                _ => BeforeAnswer::Proceed,
+            }),
+            Waiting::Hook => Event::Hook(match kind.as_str() {
+                "threw" | "rejected" => HookEnd::Failed(detail(&value)),
+                "timedOut" => HookEnd::TimedOut,
+                _ => HookEnd::Settled,
+            }),
+            Waiting::Call => {
+                let call = CallId(get(event, "call").as_f64().map_or(u32::MAX, |n| n as u32));
+                let end = match kind.as_str() {
+                    "answer" => self.call_end(value),
+                    "timedOut" => CallEnd::TimedOut,
+                    "aborted" => CallEnd::Aborted(self.keep(value)),
+                    _ => CallEnd::Threw(self.keep(value)),
+                };
+                Event::Call { call, end }
+            }
+        }
+    }
+
+    fn call_end(&mut self, answer: JsValue) -> CallEnd {
+        let units = text_units(&answer);
+        if units > MAX_ANSWER_UNITS {
+            return CallEnd::TooLong(units);
+        }
+        CallEnd::Answer {
+            text: answer_text(&answer),
+            state: self.state_field(&answer),
+            value: self.keep(answer),
+        }
+    }
+
+    /// The `state` of an answer `{ summary, state }`, as plain data.
+    fn state_field(&mut self, answer: &JsValue) -> StateField {
+        let state = get(answer, "state");
+        if state.is_undefined() || state.is_null() {
+            return StateField::Absent;
+        }
+        let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
+            Ok(checked) => checked,
+            Err(e) => {
+                return StateField::Unreadable {
+                    message: "the summarizer's state is nested too deeply or too large".into(),
+                    cause: Some(self.keep(e)),
+                }
+            }
+        };
+        match serde_wasm_bindgen::from_value(checked.value) {
+            Ok(value) => StateField::Given(value),
+            Err(e) => StateField::Unreadable {
+                message: format!("the summarizer's state is not plain data: {e}"),
+                cause: None,
+            },
+        }
+    }
+
+    fn step(&mut self, event: Event) -> Step {
+        match &mut self.machine {
+            Machine::Job(job) => {
+                let mut event = Some(event);
+                self.host.with_pipeline(&mut |pipeline| {
+                    job.next(pipeline, event.take().unwrap_or(Event::Ready))
+                })
+            }
+            Machine::Once(once) => once.next(event),
+        }
+    }
+
+    /// The summarizer's request object for `piece`.
+    fn request(&mut self, piece: &PieceRequest) -> Object {
+        let obj = Object::new();
+        let str = |s: &str| JsValue::from_str(s);
+        set(&obj, "system", &str(&piece.system));
+        set(&obj, "prompt", &str(&piece.prompt));
+        set(&obj, "transcript", &str(&piece.transcript));
+        set(
+            &obj,
+            "maxTokens",
+            &JsValue::from_f64(piece.max_tokens as f64),
+        );
+        set(&obj, "round", &JsValue::from_f64(f64::from(piece.round)));
+        let Some(r) = self.requests.as_mut() else {
+            // A memory block's request: no messages, always the transcript.
+            set(&obj, "purpose", &str("memory"));
+            set(&obj, "messages", &Array::new());
+            set(&obj, "mode", &str("transcript"));
+            return obj;
+        };
+        if let Some(state) = &r.state {
+            set(&obj, "state", &to_js(state));
+        }
+        set(&obj, "purpose", &str(piece.purpose.as_str()));
+        let messages: Array = piece
+            .message_indices
+            .iter()
+            .map(|&i| r.all.get(u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
+        set(&obj, "messages", &messages);
+        if let Some(p) = &piece.previous_summary {
+            set(&obj, "previousSummary", &str(p));
+        }
+        if let Some(i) = &piece.instructions {
+            set(&obj, "instructions", &str(i));
+        }
+        let options = self.host.options();
+        let continuing = r.continuing.get_or_insert_with(|| {
+            let all = r.conversation.as_ref().unwrap_or(&r.all);
+            Continuing::of(options, all, r.format, r.tokens_before)
+        });
+        let Machine::Job(job) = &self.machine else {
+            return obj;
+        };
+        let counter = &job.input().estimator.counter;
+        let count = |t: &str| counter.count(t);
+        set_mode(&obj, piece, options, continuing.as_ref(), &count);
+        obj
+    }
+
+    /// The step as plain data, with the caller's values it names.
+    fn hand_out(&mut self, step: Step) -> Result<JsValue, JsValue> {
+        let data = to_js(&serde_json::to_value(&step).unwrap_or(Value::Null));
+        self.waiting = Waiting::Ready;
+        match step {
+            Step::Report { error, failure, .. } => {
+                let error = self.value(error);
+                if failure {
+                    self.host.failed(&error);
+                }
+                set(&data, "errorValue", &error);
+            }
+            Step::Before { .. } => {
+                self.waiting = Waiting::Before;
+                if let Some(r) = &self.requests {
+                    set(&data, "messages", &r.all);
+                }
+            }
+            Step::Call { request, .. } => {
+                let request = self.request(&request);
+                set(&data, "request", &request);
+            }
+            Step::Await => self.waiting = Waiting::Call,
+            Step::AbortCalls { reason } => set(&data, "reasonValue", &self.value(reason)),
+            Step::Progress { .. } | Step::After { .. } => self.waiting = Waiting::Hook,
+            Step::Done(outcome) => match outcome {
+                Outcome::Committed => set(&data, "result", &self.result),
+                Outcome::Unchanged(warning) => {
+                    let tokens = self.requests.as_ref().map_or(0, |r| r.tokens_before);
+                    set(&data, "result", &self.host.unchanged(tokens, &warning)?);
+                }
+                Outcome::Rejected(id) => set(&data, "error", &self.value(id)),
+                Outcome::Answered(text) => self.host.answered(text),
+            },
+            Step::Raise { .. } | Step::CheckSignal | Step::Commit(_) => {}
+        }
+        Ok(data)
+    }
+}
+
+#[wasm_bindgen(js_class = __Driven)]
+impl Driven {
+    /// Takes what happened to the previous step (`undefined` first) and returns the next step.
+    pub fn next(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
+        let mut event = self.event(&event);
+        loop {
+            let step = self.step(event);
+            event = match step {
+                Step::Raise { error, cause } => {
+                    let cause = cause.map(|c| self.value(c));
+                    let error = error_to_js(&error, cause.as_ref());
+                    Event::Raised(self.keep(error))
+                }
+                Step::CheckSignal => {
+                    let why = is_aborted(&self.signal).then(|| get(&self.signal, "reason"));
+                    Event::Signal(why.map(|why| self.keep(why)))
+                }
+                Step::Commit(compacted) => {
+                    let committed = match &mut self.machine {
+                        Machine::Job(job) => self.host.commit(job.input_mut(), *compacted),
+                        Machine::Once(_) => Ok(JsValue::UNDEFINED),
+                    };
+                    match committed {
+                        Ok(result) => {
+                            self.result = result;
+                            Event::Committed(Ok(()))
+                        }
+                        Err(error) => Event::Committed(Err(self.keep(error))),
+                    }
+                }
+                other => return self.hand_out(other),
+            };
+        }
+    }
+
+    /// `{ summarize, onBeforeCompaction, onProgress, onAfterCompaction, onError, timeoutMs }`.
+    pub fn hooks(&self) -> JsValue {
+        let c = self.host.callbacks();
+        let obj = Object::new();
+        let put = |k: &str, f: &Option<Function>| {
+            if let Some(f) = f {
+                set(&obj, k, f);
+            }
+        };
+        put("summarize", &c.summarize);
+        put("onBeforeCompaction", &c.on_before);
+        put("onProgress", &c.on_progress);
+        put("onAfterCompaction", &c.on_after);
+        put("onError", &c.on_error);
+        let ms = self.host.options().timeout_ms as f64;
+        set(&obj, "timeoutMs", &JsValue::from_f64(ms));
+        obj.into()
+    }
+}
+
+/// Whether `signal` (an `AbortSignal`, or undefined) has aborted.
+pub fn is_aborted(signal: &JsValue) -> bool {
+    signal.is_object() && get(signal, "aborted").as_bool() == Some(true)
+}
+
+/// The UTF-16 length of an answer's text (a string, or `{ summary: string }`), read without
+/// copying it into the module; 0 when it is neither.
+fn text_units(answer: &JsValue) -> usize {
+    let text = if answer.is_object() {
+        get(answer, "summary")
+    } else {
+        answer.clone()
+    };
+    text.dyn_ref::<JsString>()
+        .map_or(0, |s| s.length() as usize)
+}
+
+/// The summary text of an answer: a string, or `{ summary: string }`.
+fn answer_text(answer: &JsValue) -> Option<String> {
+    answer
+        .as_string()
+        .or_else(|| get(answer, "summary").as_string())
+}
+
+/// What `onBeforeCompaction`'s value comes to.
+fn before_answer(value: &JsValue) -> BeforeAnswer {
+    if *value == JsValue::FALSE || get(value, "cancel") == JsValue::TRUE {
+        return BeforeAnswer::Cancel;
+    }
+    let summary = get(value, "summary");
+    if summary.is_undefined() {
+        return BeforeAnswer::Proceed;
+    }
+    match text_units(&summary) {
+        units if units > MAX_ANSWER_UNITS => BeforeAnswer::TooLong(units),
+        _ => BeforeAnswer::Summary(summary.as_string()),
+    }
+}
+
+/// The message of a hook's error (or a description).
+fn detail(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "a non-Error value".to_string())
+}
+
+/// The result of a call that changed nothing, as both handles return it (without `messages`).
+pub fn unchanged_json(tokens: usize, warning: &str) -> Value {
+    json!({"compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens,
+           "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]})
+}
