@@ -211,13 +211,14 @@ impl Inner {
     }
 
     /// Remembers a successful automatic compaction of `a` whose kept tail starts at `first_kept`
-    /// (an index into `a`), with `head` the rendered messages before the tail.
+    /// (an index into `a`), with `head` the rendered messages before the tail and `digest` the
+    /// summary's (the memo's record carries it, with the time now).
     pub fn remember(
         &self,
         a: &Analyzed,
         first_kept: usize,
-        head: Vec<Message>,
-        head_js: Vec<JsValue>,
+        head: (Vec<Message>, Vec<JsValue>),
+        digest: serde_json::Value,
     ) {
         let caller = match &a.continued {
             None => &a.incoming.messages,
@@ -229,24 +230,38 @@ impl Inner {
             &a.ids,
             a.continued.as_ref().map(|c| (c.prefix_len, c.head_len)),
             first_kept,
-            (head, head_js),
+            head,
+            (Some(js_sys::Date::now() as i64), digest),
             &a.estimator,
         );
     }
 
-    /// Decides and plans for `a`; `usage` calibrates the total.
+    /// Remembers that a compaction returned `out`: its objects are registered in the store now
+    /// (as the next call would import them), and the next cut is floored past them when the
+    /// next call starts with them (`core::compactor::boundary`).
+    pub fn returned(&self, out: &js_sys::Array) -> Result<(), JsValue> {
+        let r = self.resolve(&out.clone().into())?;
+        self.state.borrow_mut().returned(&r.ids);
+        Ok(())
+    }
+
+    /// Decides and plans for `a`; `usage` calibrates the total. The cut is floored past what the
+    /// last compaction returned when `a` starts with it (`core::compactor::boundary`).
     pub fn prepare(
         &self,
         a: &Analyzed,
         usage: Option<&Usage>,
         forced: bool,
     ) -> Result<Prepared, JsValue> {
-        throw(self.state.borrow().prepare(
+        let state = self.state.borrow();
+        let floor = state.floor(&a.ids, a.continued.as_ref().map(|c| c.prefix_len));
+        throw(state.prepare(
             &self.options,
             &a.incoming.messages,
             &a.estimate.per_message_kinds,
             usage,
             &a.estimator,
+            floor,
             forced,
         ))
     }

@@ -38,6 +38,7 @@ fn remember(
     plan: &Plan,
     rendered: &[crate::core::render::Rendered],
     out: &Array,
+    digest: serde_json::Value,
 ) {
     // The kept tail: Codex's kept user messages before it belong to the head.
     let first_kept = plan.tail_start();
@@ -54,7 +55,7 @@ fn remember(
     let head_js = (0..head_len)
         .map(|i| out.get(u32::try_from(i).unwrap_or(u32::MAX)))
         .collect();
-    inner.remember(a, first_kept, head, head_js);
+    inner.remember(a, first_kept, (head, head_js), digest);
 }
 
 /// The whole compaction, as the core's pipeline decides it. `automatic`: called by
@@ -166,8 +167,17 @@ impl Host for Commit<'_> {
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {
-            remember(self.inner, a, plan, &done.rendered, &out);
+            remember(
+                self.inner,
+                a,
+                plan,
+                &done.rendered,
+                &out,
+                done.digest.clone(),
+            );
         }
+        // The next cut is floored past what this one returned (seed 000, pi).
+        self.inner.returned(&out)?;
         set(result.unchecked_ref(), "messages", &out);
         set(
             result.unchecked_ref(),

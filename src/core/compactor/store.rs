@@ -101,6 +101,8 @@ pub struct MessageStore<V> {
     entries: FxHashMap<u32, Stored<V>>,
     next: u32,
     format: Option<Format>,
+    /// Whether the messages showed `format` (else it was taken provisionally: plain text only).
+    decided: bool,
     counts: EstimateCache,
     /// The ids of the previous call and their totals: a call that extends them only adds up the
     /// new messages.
@@ -119,6 +121,7 @@ impl<V> Default for MessageStore<V> {
             entries: FxHashMap::default(),
             next: 1,
             format: None,
+            decided: false,
             counts: EstimateCache::default(),
             last: None,
             view: Vec::new(),
@@ -157,19 +160,27 @@ impl<V> MessageStore<V> {
         self.entries.get_mut(&id)
     }
 
-    /// The format of the stored messages (`None` before the first call).
+    /// The format of the stored messages, once a message showed it (`None` before: every call
+    /// detects it again, see [`MessageStore::adopt_format`]).
     pub fn format(&self) -> Option<Format> {
-        self.format
+        self.format.filter(|_| self.decided)
     }
 
-    /// Takes `format` as the stored messages' format; messages of another format are forgotten
-    /// first (a call then imports every message). Returns true when they were.
-    pub fn adopt_format(&mut self, format: Format) -> bool {
+    /// Takes `format` as the stored messages' format, `decided` when the messages showed it
+    /// (given by the caller, or marked), else provisionally (plain text only, read as `ai-sdk`).
+    /// Messages read under another format are forgotten first, so the call imports them again
+    /// under this one; a provisional format never replaces a decided one. Returns true when
+    /// messages were forgotten.
+    pub fn adopt_format(&mut self, format: Format, decided: bool) -> bool {
+        if self.decided && !decided {
+            return false;
+        }
         let cleared = self.format.is_some_and(|f| f != format);
         if cleared {
             self.clear();
         }
         self.format = Some(format);
+        self.decided = decided;
         cleared
     }
 
