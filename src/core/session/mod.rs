@@ -19,6 +19,7 @@ pub mod loader;
 pub mod notes;
 pub mod options;
 pub mod pressure;
+pub mod provisional;
 pub mod shared;
 pub mod view;
 pub mod workstream;
@@ -92,6 +93,8 @@ pub struct Session {
     memory: Option<(Message, usize)>,
     /// What reading the log back noticed (empty for a session made here).
     load_report: loader::LoadReport,
+    /// Set while the format is provisional (see [`provisional`]).
+    provisional: Option<provisional::Provisional>,
 }
 
 impl Session {
@@ -124,6 +127,7 @@ impl Session {
             live_stored: 0,
             memory: None,
             load_report: loader::LoadReport::default(),
+            provisional: None,
         }
     }
 
@@ -572,6 +576,12 @@ impl Session {
             memory: None,
             recognizer: self.recognizer.clone(),
             load_report: loader::LoadReport::default(),
+            // A branch of a session whose format is provisional is provisional too (its own header
+            // is new).
+            provisional: self
+                .provisional
+                .as_ref()
+                .map(|_| provisional::Provisional::default()),
         };
         let branch_id = s.next_id();
         s.push(
@@ -587,6 +597,7 @@ impl Session {
 
     /// The whole log as JSONL (header first; every line ends with a newline).
     pub fn to_jsonl(&self) -> String {
+        self.header_given_out();
         let mut out = String::with_capacity(self.log.iter().map(|e| e.line.len() + 1).sum());
         out.push_str(&self.header.line);
         out.push('\n');
@@ -600,6 +611,7 @@ impl Session {
     /// The lines written since the previous call (the header included the first time): append
     /// them to a file and it never needs rewriting.
     pub fn take_new_lines(&mut self) -> String {
+        self.header_given_out();
         let mut out = String::new();
         if !self.header_flushed {
             out.push_str(&self.header.line);
@@ -658,6 +670,7 @@ impl Session {
             memory: None,
             recognizer: Recognizer::default(),
             load_report: loaded.report,
+            provisional: None,
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
         s.recognize_logged();
