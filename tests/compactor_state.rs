@@ -107,12 +107,31 @@ fn identity_reuse_counts_only_new_messages() {
     state.store.restore(next.clone(), view);
     assert_eq!(state.store.take_messages(&next), messages[..14]);
     // Another format forgets everything; ids are never given twice.
-    assert!(!state.store.adopt_format(Format::Pi));
-    assert!(state.store.adopt_format(Format::AiSdk));
+    assert!(!state.store.adopt_format(Format::Pi, true));
+    assert!(state.store.adopt_format(Format::AiSdk, true));
     assert!(state.store.is_empty());
     assert_eq!(state.store.unknown(&next).len(), next.len());
     let again = state.store.insert(messages[0].clone(), &estimator());
     assert!(!next.contains(&again));
+}
+
+#[test]
+fn a_provisional_format_is_detected_again_until_messages_show_one() {
+    let options = options(json!({}));
+    let mut state = CompactorState::<()>::new(&options);
+    // Plain text: ai-sdk for now, and not the store's format (the next call detects again).
+    assert!(!state.store.adopt_format(Format::AiSdk, false));
+    assert_eq!(state.store.format(), None);
+    let ids = store_all(&mut state, &history(1, 5)[..1], &options);
+    // Shown: another format forgets what was read provisionally, so it is read again.
+    assert!(state.store.adopt_format(Format::Anthropic, true));
+    assert_eq!(state.store.format(), Some(Format::Anthropic));
+    assert_eq!(state.store.unknown(&ids), vec![0]);
+    // A decided format is never replaced by a provisional one.
+    let ids = store_all(&mut state, &history(1, 5)[..1], &options);
+    assert!(!state.store.adopt_format(Format::AiSdk, false));
+    assert_eq!(state.store.format(), Some(Format::Anthropic));
+    assert!(state.store.unknown(&ids).is_empty());
 }
 
 #[test]
