@@ -238,11 +238,15 @@ impl Inner {
 
     /// Remembers that a compaction returned `out`: its objects are registered in the store now
     /// (as the next call would import them), and the next cut is floored past them when the
-    /// next call starts with them (`core::compactor::boundary`).
-    pub fn returned(&self, out: &js_sys::Array) -> Result<(), JsValue> {
-        let r = self.resolve(&out.clone().into())?;
-        self.state.borrow_mut().returned(&r.ids);
-        Ok(())
+    /// next call starts with them (`core::compactor::boundary`). The objects are this
+    /// compaction's own; should reading them fail, the boundary is cleared instead (the next cut
+    /// has no floor) and the compaction stands.
+    pub fn returned(&self, out: &js_sys::Array) {
+        let ids = self
+            .resolve(&out.clone().into())
+            .map(|r| r.ids)
+            .unwrap_or_default();
+        self.state.borrow_mut().returned(&ids);
     }
 
     /// Decides and plans for `a`; `usage` calibrates the total. The cut is floored past what the

@@ -177,7 +177,7 @@ impl Host for Commit<'_> {
             );
         }
         // The next cut is floored past what this one returned (seed 000, pi).
-        self.inner.returned(&out)?;
+        self.inner.returned(&out);
         set(result.unchecked_ref(), "messages", &out);
         set(
             result.unchecked_ref(),
