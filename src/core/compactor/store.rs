@@ -11,6 +11,9 @@
 //!   ([`MessageStore::take_messages`], [`MessageStore::restore`]);
 //! - the bound: when the store holds more than twice the messages of the largest of the last 8
 //!   calls, only the messages of the latest calls are kept (newest first, up to that bound).
+//! - the format of the messages: given, or decided by the first call whose messages show it;
+//!   plain text alone is read as `ai-sdk` provisionally, and what was read under another format
+//!   is forgotten when the format is decided ([`MessageStore::adopt_format`]).
 //!
 //! `V` is what the binding keeps with a message's last pruned form (its exported values).
 
