@@ -395,3 +395,42 @@ fn the_next_cut_is_floored_past_what_the_last_compaction_returned() {
         .plan;
     assert_eq!(p, free);
 }
+
+#[test]
+fn the_digest_lists_what_a_prune_hid_in_the_summarized_messages() {
+    use context_compaction::core::compactor::hidden::with_hidden;
+    use context_compaction::core::plan::Disposition;
+    let options = options(json!({"contextWindow": 8_000, "reserveTokens": 1_000}));
+    let est = estimator();
+    let messages = history(10, 100);
+    let mut state = CompactorState::<()>::new(&options);
+    let ids = store_all(&mut state, &messages, &options);
+    // Message 2 is a pruned form whose part 0 stands for a hidden tool output.
+    state.store.get_mut(ids[2]).unwrap().hidden = vec![0];
+    let kinds: Vec<_> = messages.iter().map(|m| est.estimate_message(m)).collect();
+    let plan = state
+        .prepare(&options, &messages, &kinds, None, &est, 0, true)
+        .unwrap()
+        .plan;
+    assert_eq!(plan.dispositions[2], Disposition::Summarize);
+    let digest = with_hidden(
+        json!({"filesRead": []}),
+        &state.store,
+        &messages,
+        &plan,
+        |i| Some((ids[i], i)),
+    );
+    assert_eq!(
+        digest["hidden"],
+        json!([{"message": 2, "part": 0, "tool": "read", "output": "line0 ".repeat(100)}])
+    );
+    assert_eq!(digest["filesRead"], json!([]));
+    // A kept message, or none marked: nothing listed.
+    let last = messages.len() - 1;
+    state.store.get_mut(ids[2]).unwrap().hidden.clear();
+    state.store.get_mut(ids[last]).unwrap().hidden = vec![0];
+    let digest = with_hidden(json!({}), &state.store, &messages, &plan, |i| {
+        Some((ids[i], i))
+    });
+    assert_eq!(digest, json!({}));
+}

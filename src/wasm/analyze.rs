@@ -249,6 +249,51 @@ impl Inner {
         self.state.borrow_mut().returned(&ids);
     }
 
+    /// Registers the objects of a prune's result `out` in the store and marks, for each new
+    /// pruned form (`forms`: its index in `out` and the parts that replaced hidden ones), which
+    /// parts a compaction's digest lists as `hidden` (`core::compactor::hidden`). A failure to
+    /// read them only leaves them unmarked.
+    pub fn pruned_forms(&self, out: &js_sys::Array, forms: &[(u32, Vec<usize>)]) {
+        if forms.is_empty() {
+            return;
+        }
+        let Ok(r) = self.resolve(&out.clone().into()) else {
+            return;
+        };
+        let mut state = self.state.borrow_mut();
+        for (at, parts) in forms {
+            let id = r.ids.get(*at as usize).copied().unwrap_or(0);
+            if let Some(e) = state.store.get_mut(id) {
+                e.hidden.clone_from(parts);
+            }
+        }
+    }
+
+    /// The digest of a compaction of `a` by `plan`, with the parts of the messages it summarizes
+    /// that a prune hid (`core::compactor::hidden`).
+    pub fn digest_with_hidden(
+        &self,
+        a: &Analyzed,
+        plan: &crate::core::plan::Plan,
+        digest: serde_json::Value,
+    ) -> serde_json::Value {
+        let state = self.state.borrow();
+        let caller = |i: usize| {
+            let index = match &a.continued {
+                None => i,
+                Some(c) => i.checked_sub(c.head_len)? + c.prefix_len,
+            };
+            Some((*a.ids.get(index)?, index))
+        };
+        crate::core::compactor::hidden::with_hidden(
+            digest,
+            &state.store,
+            &a.incoming.messages,
+            plan,
+            caller,
+        )
+    }
+
     /// Decides and plans for `a`; `usage` calibrates the total. The cut is floored past what the
     /// last compaction returned when `a` starts with it (`core::compactor::boundary`).
     pub fn prepare(

@@ -162,8 +162,12 @@ impl Host for Commit<'_> {
         RefMut::map(self.inner.state.borrow_mut(), |s| &mut s.pipeline)
     }
 
-    fn commit(&self, done: Compacted) -> Result<JsValue, JsValue> {
+    fn commit(&self, mut done: Compacted) -> Result<JsValue, JsValue> {
         let (a, plan) = (self.a, self.plan);
+        // Seed 003's `hidden`: what a prune hid in the summarized messages.
+        done.digest = self
+            .inner
+            .digest_with_hidden(a, plan, std::mem::take(&mut done.digest));
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {

@@ -9,6 +9,7 @@
 //! the rule the `Session` uses too.
 
 pub mod boundary;
+pub mod hidden;
 pub mod memo;
 pub mod store;
 

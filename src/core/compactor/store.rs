@@ -39,6 +39,10 @@ pub struct Stored<V> {
     pub part_tokens: Option<Vec<usize>>,
     /// Its last pruned form (see [`Pruned`]).
     pub pruned: Option<Pruned<V>>,
+    /// When this message is the pruned form `Compactor.prune` returned of another: the indices
+    /// of its parts that stand for hidden ones (their replacement text), for a compaction's
+    /// digest (`hidden`, [`crate::core::compactor::hidden`]).
+    pub hidden: Vec<usize>,
 }
 
 /// A message's last pruned form: the replacements made (part index and kind), and the values
@@ -216,6 +220,7 @@ impl<V> MessageStore<V> {
                 kinds,
                 part_tokens: None,
                 pruned: None,
+                hidden: Vec::new(),
             },
         );
         id
