@@ -5,7 +5,8 @@
 //! call is made here on stored counts: `check` (learning from usage, the calibrated count, the
 //! trigger), the cheap decision of an automatic call ([`CompactorState::quick`]), the plan
 //! ([`CompactorState::prepare`], floored past what the last compaction returned as a Session's
-//! log floors it: [`boundary`]) and `prune` ([`CompactorState::prune`]). The calibrated count and the auto margin are `core::count`'s,
+//! log floors it: [`boundary`]) and `prune` ([`CompactorState::prune`]); a compaction's digest
+//! lists what a prune hid in the messages it summarizes ([`hidden`]). The calibrated count and the auto margin are `core::count`'s,
 //! the rule the `Session` uses too.
 
 pub mod boundary;
