@@ -208,8 +208,8 @@ export interface Digest {
   /** How many of these facts the summary keeps, and which it lost. */
   retention: Retention;
   /**
-   * Seed 003's hidden blocks, when there are some: the parts of the summarized messages that a
-   * prune hid behind a replacement text.
+   * Hidden blocks (the `block-pipeline` preset's design), when there are some: the parts of the
+   * summarized messages that a prune hid behind a replacement text.
    */
   hidden?: HiddenPart[];
 }
