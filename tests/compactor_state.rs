@@ -107,12 +107,31 @@ fn identity_reuse_counts_only_new_messages() {
     state.store.restore(next.clone(), view);
     assert_eq!(state.store.take_messages(&next), messages[..14]);
     // Another format forgets everything; ids are never given twice.
-    assert!(!state.store.adopt_format(Format::Pi));
-    assert!(state.store.adopt_format(Format::AiSdk));
+    assert!(!state.store.adopt_format(Format::Pi, true));
+    assert!(state.store.adopt_format(Format::AiSdk, true));
     assert!(state.store.is_empty());
     assert_eq!(state.store.unknown(&next).len(), next.len());
     let again = state.store.insert(messages[0].clone(), &estimator());
     assert!(!next.contains(&again));
+}
+
+#[test]
+fn a_provisional_format_is_detected_again_until_messages_show_one() {
+    let options = options(json!({}));
+    let mut state = CompactorState::<()>::new(&options);
+    // Plain text: ai-sdk for now, and not the store's format (the next call detects again).
+    assert!(!state.store.adopt_format(Format::AiSdk, false));
+    assert_eq!(state.store.format(), None);
+    let ids = store_all(&mut state, &history(1, 5)[..1], &options);
+    // Shown: another format forgets what was read provisionally, so it is read again.
+    assert!(state.store.adopt_format(Format::Anthropic, true));
+    assert_eq!(state.store.format(), Some(Format::Anthropic));
+    assert_eq!(state.store.unknown(&ids), vec![0]);
+    // A decided format is never replaced by a provisional one.
+    let ids = store_all(&mut state, &history(1, 5)[..1], &options);
+    assert!(!state.store.adopt_format(Format::AiSdk, false));
+    assert_eq!(state.store.format(), Some(Format::Anthropic));
+    assert!(state.store.unknown(&ids).is_empty());
 }
 
 #[test]
@@ -192,7 +211,7 @@ fn the_memo_continues_the_last_automatic_compaction() {
         .collect();
     let kinds = state.store.kinds(&ids);
     let prepared = state
-        .prepare(&options, &messages, &kinds, None, &est, false)
+        .prepare(&options, &messages, &kinds, None, &est, 0, false)
         .unwrap();
     assert!(prepared.decision.should_compact);
     let quick = state.quick(&options, Format::Pi, &ids);
@@ -211,6 +230,10 @@ fn the_memo_continues_the_last_automatic_compaction() {
         None,
         32,
         (head.clone(), vec!["head"]),
+        (
+            Some(1_770_888_600_000),
+            serde_json::json!({"filesRead": ["a.rs"]}),
+        ),
         &est,
     );
     assert_eq!(state.memo_epoch, 1);
@@ -220,6 +243,17 @@ fn the_memo_continues_the_last_automatic_compaction() {
         (32, vec!["head"])
     );
     assert_eq!(memo.record().unwrap().0, 32);
+    // Its record: the messages kept after the replaced ones, the time and the summary's digest.
+    assert_eq!(
+        (memo.kept(), memo.about.timestamp, memo.about.digest.clone()),
+        (
+            messages.len() - 32,
+            Some(1_770_888_600_000),
+            serde_json::json!({"filesRead": ["a.rs"]})
+        )
+    );
+    // A call continuing from it is floored past the head and the kept messages.
+    assert_eq!(state.floor(&ids, Some(32)), 1 + messages.len() - 32);
 
     // The same history (same ids) plus nothing after: no continuation; plus more: continued.
     assert_eq!(state.continuation(Format::Pi, &ids[..32]), None);
@@ -256,6 +290,7 @@ fn the_memo_continues_the_last_automatic_compaction() {
         Some((32, 1)),
         3,
         (head, vec!["h2"]),
+        (None, serde_json::Value::Null),
         &est,
     );
     assert_eq!(state.memo.as_ref().unwrap().replaced.len(), 34);
@@ -267,6 +302,7 @@ fn the_memo_continues_the_last_automatic_compaction() {
         Some((32, 1)),
         0,
         (Vec::new(), Vec::new()),
+        (None, serde_json::Value::Null),
         &est,
     );
     assert!(state.memo.is_none());
@@ -303,4 +339,98 @@ fn prune_reuses_a_message_pruned_the_same_way() {
             assert!(done.is_empty() && reused.is_none());
         }
     }
+}
+
+#[test]
+fn the_next_cut_is_floored_past_what_the_last_compaction_returned() {
+    // pi never keeps again what its previous compaction kept (settings.keep_after_compaction).
+    let options = options(json!({"preset": "pi", "contextWindow": 8_000, "reserveTokens": 1_000}));
+    assert!(options.settings.keep_after_compaction);
+    let est = estimator();
+    let mut state = CompactorState::<()>::new(&options);
+    let returned = history(3, 40);
+    let out = store_all(&mut state, &returned, &options);
+    state.returned(&out);
+    assert_eq!(state.boundary.len(), out.len());
+    let more = history(4, 30);
+    let next = store_all(&mut state, &more, &options);
+    let call: Vec<u32> = out.iter().chain(&next).copied().collect();
+    // A call that starts with exactly the returned messages (or deep-equal copies) is floored
+    // past them; any other call is not.
+    assert_eq!(state.floor(&call, None), out.len());
+    let copies = store_all(&mut state, &returned, &options);
+    let copied: Vec<u32> = copies.iter().chain(&next).copied().collect();
+    assert_eq!(state.floor(&copied, None), out.len());
+    assert_eq!(state.floor(&next, None), 0);
+    assert_eq!(state.floor(&call[1..], None), 0);
+    assert_eq!(state.floor(&out[..2], None), 0);
+
+    // The plan keeps nothing before the floor: the returned messages are summarized.
+    let messages: Vec<Message> = returned.iter().chain(&more).cloned().collect();
+    let kinds: Vec<_> = messages.iter().map(|m| est.estimate_message(m)).collect();
+    let plan = |floor| {
+        state
+            .prepare(&options, &messages, &kinds, None, &est, floor, true)
+            .unwrap()
+            .plan
+    };
+    let floored = plan(out.len());
+    assert!(floored.tail_start() >= out.len());
+    let unfloored = plan(0);
+    assert!(
+        unfloored.tail_start() < out.len(),
+        "unfloored, the kept tail reaches back into the returned messages"
+    );
+
+    // Presets that keep again ignore the floor.
+    let codex =
+        self::options(json!({"preset": "codex", "contextWindow": 8_000, "reserveTokens": 1_000}));
+    let p = state
+        .prepare(&codex, &messages, &kinds, None, &est, messages.len(), true)
+        .unwrap()
+        .plan;
+    let free = state
+        .prepare(&codex, &messages, &kinds, None, &est, 0, true)
+        .unwrap()
+        .plan;
+    assert_eq!(p, free);
+}
+
+#[test]
+fn the_digest_lists_what_a_prune_hid_in_the_summarized_messages() {
+    use context_compaction::core::compactor::hidden::with_hidden;
+    use context_compaction::core::plan::Disposition;
+    let options = options(json!({"contextWindow": 8_000, "reserveTokens": 1_000}));
+    let est = estimator();
+    let messages = history(10, 100);
+    let mut state = CompactorState::<()>::new(&options);
+    let ids = store_all(&mut state, &messages, &options);
+    // Message 2 is a pruned form whose part 0 stands for a hidden tool output.
+    state.store.get_mut(ids[2]).unwrap().hidden = vec![0];
+    let kinds: Vec<_> = messages.iter().map(|m| est.estimate_message(m)).collect();
+    let plan = state
+        .prepare(&options, &messages, &kinds, None, &est, 0, true)
+        .unwrap()
+        .plan;
+    assert_eq!(plan.dispositions[2], Disposition::Summarize);
+    let digest = with_hidden(
+        json!({"filesRead": []}),
+        &state.store,
+        &messages,
+        &plan,
+        |i| Some((ids[i], i)),
+    );
+    assert_eq!(
+        digest["hidden"],
+        json!([{"message": 2, "part": 0, "tool": "read", "output": "line0 ".repeat(100)}])
+    );
+    assert_eq!(digest["filesRead"], json!([]));
+    // A kept message, or none marked: nothing listed.
+    let last = messages.len() - 1;
+    state.store.get_mut(ids[2]).unwrap().hidden.clear();
+    state.store.get_mut(ids[last]).unwrap().hidden = vec![0];
+    let digest = with_hidden(json!({}), &state.store, &messages, &plan, |i| {
+        Some((ids[i], i))
+    });
+    assert_eq!(digest, json!({}));
 }

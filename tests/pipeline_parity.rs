@@ -104,7 +104,7 @@ proptest! {
         let checked = state.check(&options, &ids, None);
         prop_assert_eq!(checked.count.tokens(), total);
         prop_assert_eq!(state.quick(&options, Format::Pi, &ids).decision, checked.decision.clone());
-        let by_compactor = state.prepare(&options, &messages, &kinds, None, &estimator, force);
+        let by_compactor = state.prepare(&options, &messages, &kinds, None, &estimator, 0, force);
 
         prop_assert_eq!(snapshot.total, total, "the same count");
         let pressure = session.pressure().0.should_compact;

@@ -207,6 +207,26 @@ export interface Digest {
   pendingTasks: string[];
   /** How many of these facts the summary keeps, and which it lost. */
   retention: Retention;
+  /**
+   * Hidden blocks (the `block-pipeline` preset's design), when there are some: the parts of the
+   * summarized messages that a prune hid behind a replacement text.
+   */
+  hidden?: HiddenPart[];
+}
+/** A part hidden behind a replacement text (see `Digest.hidden`). */
+export interface HiddenPart {
+  /** A Compactor's compaction: the message's index in the array compacted. */
+  message?: number;
+  /** A Session's compaction entry: the message's log entry. */
+  entryId?: string;
+  /** The part's index in the message. */
+  part: number;
+  /** The tool it belongs to, when known. */
+  tool: string | null;
+  /** The replacement text of a tool result's output. */
+  output?: string;
+  /** The replacement of a tool call's input. */
+  input?: unknown;
 }
 /** Fact retention of a summary (see `Digest`). */
 export interface Retention {

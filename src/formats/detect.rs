@@ -20,6 +20,10 @@
 //! `ai-sdk`. Without markers the array holds only text in shapes the AI SDK, OpenAI and Anthropic
 //! adapters read identically and build identically (`{ role, content: string }`), so the choice
 //! does not change the output.
+//!
+//! That last choice is provisional ([`Detected::decided`] is false): a handle that keeps reading
+//! messages (a `Compactor`, a `Session`) takes such an array as `ai-sdk` for now and decides with
+//! the first messages that show their format (a marker, LangChain's `type`, pi's `timestamp`).
 
 use serde_json::{Map, Value};
 
@@ -28,17 +32,33 @@ use crate::core::error::{Error, Result};
 use super::json_path::{as_array, field, index};
 use super::Format;
 
-/// A marker found: the format it marks, where, and what it is.
+/// A marker found: the format it marks, where (and in which message), and what it is.
 struct Marker {
     format: Format,
+    message: usize,
     path: String,
     what: String,
 }
 
+/// A detected format, and whether the messages showed it (`false`: nothing marked a format, and
+/// `ai-sdk` is taken provisionally).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detected {
+    pub format: Format,
+    pub decided: bool,
+    /// The index of the first message that showed it (`None` when undecided).
+    pub at: Option<usize>,
+}
+
 /// Detects the format of `messages` (see the module documentation for the rules).
 pub fn detect(messages: &Value) -> Result<Format> {
-    let items: Vec<&Value> = as_array(messages, "messages")?.iter().collect();
-    detect_messages(&items)
+    detect_decided(messages).map(|d| d.format)
+}
+
+/// [`detect`], saying whether the messages showed their format.
+pub fn detect_decided(messages: &Value) -> Result<Detected> {
+    let items: Vec<(usize, &Value)> = as_array(messages, "messages")?.iter().enumerate().collect();
+    detect_indexed_decided(&items)
 }
 
 /// [`detect`] over the messages of an array given one by one (`messages[i]` in paths is the
@@ -47,23 +67,38 @@ pub fn detect(messages: &Value) -> Result<Format> {
 /// blocks' `type` strings; of any other value, only its kind (string, number, object...).
 /// `trimMessages` sends it no more than that (the shapes of `onDemand` in `src/wasm/plain.rs`).
 pub fn detect_messages(messages: &[&Value]) -> Result<Format> {
+    detect_messages_decided(messages).map(|d| d.format)
+}
+
+/// [`detect_messages`], saying whether the messages showed their format.
+pub fn detect_messages_decided(messages: &[&Value]) -> Result<Detected> {
     let indexed: Vec<(usize, &Value)> = messages.iter().copied().enumerate().collect();
-    detect_indexed(&indexed)
+    detect_indexed_decided(&indexed)
 }
 
 /// [`detect_messages`] over messages paired with their index in the array, in order. A message
 /// whose shape (what detection reads) repeats an earlier one's may be left out: it finds no
 /// marker the earlier one did not, so the format, and an error's markers and paths, are the same.
 pub fn detect_indexed(messages: &[(usize, &Value)]) -> Result<Format> {
+    detect_indexed_decided(messages).map(|d| d.format)
+}
+
+/// [`detect_indexed`], saying whether the messages showed their format.
+pub fn detect_indexed_decided(messages: &[(usize, &Value)]) -> Result<Detected> {
+    let decided = |format, at| Detected {
+        format,
+        decided: true,
+        at: Some(at),
+    };
     // LangChain messages have a `type` and no `role`, unlike every other format's.
-    if messages
+    if let Some((i, _)) = messages
         .iter()
-        .any(|(_, m)| super::langchain::is_langchain_message(m))
+        .find(|(_, m)| super::langchain::is_langchain_message(m))
     {
-        return Ok(Format::LangChain);
+        return Ok(decided(Format::LangChain, *i));
     }
     let mut found: Vec<Marker> = Vec::new();
-    let mut pi_timestamp = false;
+    let mut pi_timestamp = None;
     for &(i, message) in messages {
         let Some(obj) = message.as_object() else {
             continue;
@@ -71,8 +106,9 @@ pub fn detect_indexed(messages: &[(usize, &Value)]) -> Result<Format> {
         // Paths are built only for the markers recorded.
         let path = || index("messages", i);
         if matches!(obj.get("timestamp"), Some(Value::Number(_))) {
-            pi_timestamp = true;
+            pi_timestamp = pi_timestamp.or(Some(i));
         }
+        let before = found.len();
         message_markers(obj, &path, &mut found);
         if let Some(Value::Array(blocks)) = obj.get("content") {
             for (j, block) in blocks.iter().enumerate() {
@@ -91,6 +127,9 @@ pub fn detect_indexed(messages: &[(usize, &Value)]) -> Result<Format> {
                 }
             }
         }
+        for m in found.iter_mut().skip(before) {
+            m.message = i;
+        }
         if let Some(first) = found.first() {
             if let Some(other) = found.iter().find(|m| m.format != first.format) {
                 return Err(Error::invalid_input(
@@ -108,10 +147,14 @@ pub fn detect_indexed(messages: &[(usize, &Value)]) -> Result<Format> {
             }
         }
     }
-    Ok(match found.first() {
-        Some(m) => m.format,
-        None if pi_timestamp => Format::Pi,
-        None => Format::AiSdk,
+    Ok(match (found.first(), pi_timestamp) {
+        (Some(m), _) => decided(m.format, m.message),
+        (None, Some(i)) => decided(Format::Pi, i),
+        (None, None) => Detected {
+            format: Format::AiSdk,
+            decided: false,
+            at: None,
+        },
     })
 }
 
@@ -126,6 +169,7 @@ fn push(
     if !found.iter().any(|m| m.format == format) {
         found.push(Marker {
             format,
+            message: 0,
             path: path(),
             what: what(),
         });

@@ -210,14 +210,15 @@ impl Inner {
 
     /// Remembers a successful automatic compaction of `a` (whose messages the compaction took:
     /// `messages`) whose kept tail starts at `first_kept` (an index into `a`), with `head` the
-    /// rendered messages before the tail.
+    /// rendered messages before the tail and `digest` the summary's (the memo's record carries
+    /// it, with the time now).
     pub fn remember(
         &self,
         a: &Analyzed,
         messages: &[Message],
         first_kept: usize,
-        head: Vec<Message>,
-        head_js: Vec<JsValue>,
+        head: (Vec<Message>, Vec<JsValue>),
+        digest: serde_json::Value,
     ) {
         let caller = match &a.continued {
             None => messages,
@@ -229,24 +230,87 @@ impl Inner {
             &a.ids,
             a.continued.as_ref().map(|c| (c.prefix_len, c.head_len)),
             first_kept,
-            (head, head_js),
+            head,
+            (Some(js_sys::Date::now() as i64), digest),
             &a.estimator,
         );
     }
 
-    /// Decides and plans for `a`; `usage` calibrates the total.
+    /// Remembers that a compaction returned `out`: its objects are registered in the store now
+    /// (as the next call would import them), and the next cut is floored past them when the
+    /// next call starts with them (`core::compactor::boundary`). The objects are this
+    /// compaction's own; should reading them fail, the boundary is cleared instead (the next cut
+    /// has no floor) and the compaction stands.
+    pub fn returned(&self, out: &js_sys::Array) {
+        let ids = self
+            .resolve(&out.clone().into())
+            .map(|r| r.ids)
+            .unwrap_or_default();
+        self.state.borrow_mut().returned(&ids);
+    }
+
+    /// Registers the objects of a prune's result `out` in the store and marks, for each new
+    /// pruned form (`forms`: its index in `out` and the parts that replaced hidden ones), which
+    /// parts a compaction's digest lists as `hidden` (`core::compactor::hidden`). A failure to
+    /// read them only leaves them unmarked.
+    pub fn pruned_forms(&self, out: &js_sys::Array, forms: &[(u32, Vec<usize>)]) {
+        if forms.is_empty() {
+            return;
+        }
+        let Ok(r) = self.resolve(&out.clone().into()) else {
+            return;
+        };
+        let mut state = self.state.borrow_mut();
+        for (at, parts) in forms {
+            let id = r.ids.get(*at as usize).copied().unwrap_or(0);
+            if let Some(e) = state.store.get_mut(id) {
+                e.hidden.clone_from(parts);
+            }
+        }
+    }
+
+    /// The digest of a compaction of `a` by `plan`, with the parts of the messages it summarizes
+    /// that a prune hid (`core::compactor::hidden`).
+    pub fn digest_with_hidden(
+        &self,
+        a: &Analyzed,
+        plan: &crate::core::plan::Plan,
+        digest: serde_json::Value,
+    ) -> serde_json::Value {
+        let state = self.state.borrow();
+        let caller = |i: usize| {
+            let index = match &a.continued {
+                None => i,
+                Some(c) => i.checked_sub(c.head_len)? + c.prefix_len,
+            };
+            Some((*a.ids.get(index)?, index))
+        };
+        crate::core::compactor::hidden::with_hidden(
+            digest,
+            &state.store,
+            &a.incoming.messages,
+            plan,
+            caller,
+        )
+    }
+
+    /// Decides and plans for `a`; `usage` calibrates the total. The cut is floored past what the
+    /// last compaction returned when `a` starts with it (`core::compactor::boundary`).
     pub fn prepare(
         &self,
         a: &Analyzed,
         usage: Option<&Usage>,
         forced: bool,
     ) -> Result<Prepared, JsValue> {
-        throw(self.state.borrow().prepare(
+        let state = self.state.borrow();
+        let floor = state.floor(&a.ids, a.continued.as_ref().map(|c| c.prefix_len));
+        throw(state.prepare(
             &self.options,
             &a.incoming.messages,
             &a.estimate.per_message_kinds,
             usage,
             &a.estimator,
+            floor,
             forced,
         ))
     }

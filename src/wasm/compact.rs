@@ -38,6 +38,7 @@ fn remember(
     input: &Input,
     rendered: &[crate::core::render::Rendered],
     out: &Array,
+    digest: serde_json::Value,
 ) {
     // The kept tail: Codex's kept user messages before it belong to the head.
     let first_kept = input.plan.tail_start();
@@ -54,7 +55,7 @@ fn remember(
     let head_js = (0..head_len)
         .map(|i| out.get(u32::try_from(i).unwrap_or(u32::MAX)))
         .collect();
-    inner.remember(a, &input.messages, first_kept, head, head_js);
+    inner.remember(a, &input.messages, first_kept, (head, head_js), digest);
 }
 
 /// The caller's instructions, signal and `force` of a `compact`/`maybeCompact` call.
@@ -161,13 +162,26 @@ impl Host for Commit {
         f(&mut self.inner.state.borrow_mut().pipeline)
     }
 
-    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
+    fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {
         let a = &self.a;
+        // Seed 003's `hidden`: what a prune hid in the summarized messages.
+        done.digest = self
+            .inner
+            .digest_with_hidden(a, &input.plan, std::mem::take(&mut done.digest));
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {
-            remember(&self.inner, a, input, &done.rendered, &out);
+            remember(
+                &self.inner,
+                a,
+                input,
+                &done.rendered,
+                &out,
+                done.digest.clone(),
+            );
         }
+        // The next cut is floored past what this one returned (seed 000, pi).
+        self.inner.returned(&out);
         set(result.unchecked_ref(), "messages", &out);
         set(
             result.unchecked_ref(),

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use super::compactor::Compactor;
 use super::convert::to_js;
 use super::error::throw;
-use crate::core::compactor::Memo;
+use crate::core::compactor::{Memo, MemoRecord};
 use crate::core::driver::StoredMemo;
 use crate::core::error::Error;
 use crate::formats::{Codec, Format};
@@ -49,6 +49,12 @@ impl Compactor {
             replaced,
             digest,
             head: memo.format.export(&memo.head),
+            keep_last_messages: memo.kept(),
+            timestamp: memo
+                .about
+                .timestamp
+                .map(crate::core::message::format_iso8601_millis),
+            summary_digest: memo.about.digest.clone(),
         };
         Some(record.to_line(&id))
     }
@@ -77,12 +83,20 @@ impl Compactor {
         let head_js = record.head.iter().map(to_js).collect();
         let estimator = self.inner.estimator()?;
         let stored = Some((record.replaced, record.digest));
+        let about = MemoRecord {
+            kept: record.keep_last_messages,
+            timestamp: record
+                .timestamp
+                .as_deref()
+                .and_then(crate::core::message::parse_iso8601_millis),
+            digest: record.summary_digest,
+        };
         let memo = Memo::new(
             format,
             Default::default(),
-            head,
-            head_js,
+            (head, head_js),
             stored,
+            about,
             &estimator,
         );
         self.inner.state.borrow_mut().memo = Some(memo);

@@ -29,6 +29,8 @@ impl Compactor {
         );
         let out = Array::new();
         let mut made = Vec::new();
+        // Where each new pruned form lands in `out`, with the parts that replaced hidden ones.
+        let mut forms: Vec<(u32, Vec<usize>)> = Vec::new();
         for (i, (done, reused)) in pruned.into_iter().enumerate() {
             let original = a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
             if done.is_empty() {
@@ -39,6 +41,10 @@ impl Compactor {
                 Some(values) => values,
                 None => {
                     let values = export(&a, i, &actions, &original);
+                    if values.len() == 1 {
+                        let parts = done.iter().map(|(part, _)| *part).collect();
+                        forms.push((out.length(), parts));
+                    }
                     made.push((a.ids.get(i).copied().unwrap_or(0), done, values.clone()));
                     values
                 }
@@ -53,6 +59,9 @@ impl Compactor {
         }
         drop(state);
         self.inner.restore(a);
+        // The pruned forms are registered now, each knowing which of its parts stand for hidden
+        // ones: a compaction that summarizes them lists those in its digest (`hidden`).
+        self.inner.pruned_forms(&out, &forms);
         Ok(out.into())
     }
 }

@@ -17,7 +17,8 @@ use crate::core::compactor::MessageStore;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
 use crate::core::summary::Recognizer;
-use crate::formats::{detect, Format};
+use crate::formats::detect::detect_decided;
+use crate::formats::Format;
 
 #[wasm_bindgen(module = "/js/snippets/identity.js")]
 extern "C" {
@@ -80,19 +81,26 @@ impl Identity {
         })?;
         let mut ids = vec![0u32; array.length() as usize];
         buffer.subarray(0, array.length()).copy_to(&mut ids);
-        let format = match format.or(store.format()) {
-            Some(f) => f,
+        // Given, or shown by earlier messages; else detected on this call. Plain text alone only
+        // suggests `ai-sdk`: the first call whose messages show their format decides it, and
+        // messages read provisionally under another format are read again (the store forgets
+        // them).
+        let (format, decided) = match format.or(store.format()) {
+            Some(f) => (f, true),
             // What detection reads of each message (its fields and blocks, each distinct shape
             // once); an array that is not plain data is converted whole.
-            None => match super::on_demand::detect_format(array)? {
-                Some(f) => f,
-                None => {
-                    let json = to_json(&array.clone().into(), "messages")?;
-                    super::error::throw(detect(&json))?
-                }
-            },
+            None => {
+                let d = match super::on_demand::detect_format(array)? {
+                    Some(d) => d,
+                    None => {
+                        let json = to_json(&array.clone().into(), "messages")?;
+                        super::error::throw(detect_decided(&json))?
+                    }
+                };
+                (d.format, d.decided)
+            }
         };
-        store.adopt_format(format);
+        store.adopt_format(format, decided);
         let todo = store.unknown(&ids);
         let import = crate::formats::message_importer(format);
         let mut unseen = Vec::with_capacity(todo.len());

@@ -17,7 +17,7 @@ use crate::core::error::{Error, Result};
 use crate::core::estimate::Estimator;
 use crate::core::message::Message;
 use crate::core::trim::{TrimSource, TrimmedHistory};
-use crate::formats::detect::detect_indexed;
+use crate::formats::detect::{detect_indexed_decided, Detected};
 use crate::formats::{message_importer, Codec, Format};
 
 /// A message array prepared for reading on demand.
@@ -50,7 +50,7 @@ impl OnDemandMessages {
         };
         let format = match format {
             Some(f) => f,
-            None => match detect_view(&view)? {
+            None => match detect_view(&view)?.map(|d| d.format) {
                 Some(f) => f,
                 None => return Ok(None),
             },
@@ -148,16 +148,16 @@ impl TrimSource<'static> for Source<'_> {
 }
 
 /// The format of `array` (a snapshot) from what detection reads of each message, each distinct
-/// shape converted once: `Ok(None)` when the array is not plain data (the caller converts it
-/// whole to detect it). Errors: an ambiguous format.
-pub fn detect_format(array: &Array) -> std::result::Result<Option<Format>, JsValue> {
+/// shape converted once, and whether the messages showed it: `Ok(None)` when the array is not
+/// plain data (the caller converts it whole to detect it). Errors: an ambiguous format.
+pub fn detect_format(array: &Array) -> std::result::Result<Option<Detected>, JsValue> {
     match super::plain::on_demand(array, true) {
         Some(view) => detect_view(&view),
         None => Ok(None),
     }
 }
 
-fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Format>, JsValue> {
+fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Detected>, JsValue> {
     let Some((text, order)) = &view.shapes else {
         return Ok(None);
     };
@@ -173,5 +173,5 @@ fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Form
             first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
         }
     }
-    throw(detect_indexed(&first)).map(Some)
+    throw(detect_indexed_decided(&first)).map(Some)
 }

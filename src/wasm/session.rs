@@ -250,12 +250,33 @@ impl Inner {
             })
             .collect::<Result<_, _>>()?;
         let mut state = self.state.borrow_mut();
+        // Given, or shown by the messages logged so far; else detected: plain text alone is
+        // taken as `ai-sdk` provisionally, and the first append that shows the format decides
+        // it (`core::session::provisional`).
+        let decided = state.core.as_ref().is_none_or(|c| c.format_decided());
+        let mut provisional = false;
+        // The appended message that decides the format of a provisional session.
+        let mut decide = None;
         let format = match self.format(&state) {
-            Some(f) => f,
+            Some(f) if decided || self.options.format.is_some() => f,
             None if json.is_empty() => return Ok(Array::new()),
-            None => throw(crate::formats::detect::detect_messages(
-                &json.iter().collect::<Vec<_>>(),
-            ))?,
+            known => {
+                let d = throw(crate::formats::detect::detect_messages_decided(
+                    &json.iter().collect::<Vec<_>>(),
+                ))?;
+                match (known, d.decided, state.core.as_mut()) {
+                    (Some(f), false, _) => f,
+                    (_, false, _) => {
+                        provisional = true;
+                        d.format
+                    }
+                    (_, true, Some(_)) => {
+                        decide = Some(d.at.unwrap_or(0));
+                        d.format
+                    }
+                    (_, true, None) => d.format,
+                }
+            }
         };
         let import = crate::formats::message_importer(format);
         super::heap::headroom();
@@ -274,11 +295,18 @@ impl Inner {
             })
             .collect::<Result<_, _>>()
             .map_err(|e| error_to_js(&e, None))?;
+        if let (Some(at), Some(core)) = (decide, state.core.as_mut()) {
+            // After the messages read: a refusal changes nothing.
+            throw(core.decide_format(format.as_str(), at, &import))?;
+        }
         if state.core.is_none() {
             let id = self.session_options.id.clone().unwrap_or_else(fresh_id);
             let mut core =
                 core_session::Session::new(self.config()?, id, format.as_str().to_string());
             core.set_id_tag(state.id_tag.clone());
+            if provisional {
+                core.set_provisional();
+            }
             state.core = Some(core);
         }
         super::heap::headroom();

@@ -5,11 +5,26 @@
 //! the compacted array would have passed (`core::driver::memo` holds the rule and the record a
 //! store keeps). `V` is what the binding keeps of each head message (its exported value).
 
+use serde_json::Value;
+
 use super::store::{MessageStore, Totals};
 use crate::core::driver::{continuation, prefix_digest};
 use crate::core::estimate::{Estimator, KindTokens};
 use crate::core::format::Format;
 use crate::core::message::Message;
+
+/// What a memo says of its compaction besides the messages (a store's memo line carries it, as a
+/// Session's compaction entry does).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoRecord {
+    /// How many of the caller's messages the compaction kept after the replaced ones (seed 000's
+    /// `keepLastMessages`).
+    pub kept: usize,
+    /// When it was made, in milliseconds since the Unix epoch (the caller's clock).
+    pub timestamp: Option<i64>,
+    /// The summary's digest (the result's `digest`; null without a summary).
+    pub digest: Value,
+}
 
 /// The last automatic compaction (see the module documentation).
 pub struct Memo<V> {
@@ -30,6 +45,8 @@ pub struct Memo<V> {
     /// Read from a store: `replaced` is not at hand, only how many caller messages it held and
     /// their digest.
     pub stored: Option<(usize, u64)>,
+    /// How many caller messages it kept after `replaced`, when, and its summary's digest.
+    pub about: MemoRecord,
 }
 
 impl<V> Memo<V> {
@@ -38,9 +55,9 @@ impl<V> Memo<V> {
     pub fn new(
         format: Format,
         (replaced, replaced_ids): (Vec<Message>, Vec<u32>),
-        head: Vec<Message>,
-        head_values: Vec<V>,
+        (head, head_values): (Vec<Message>, Vec<V>),
         stored: Option<(usize, u64)>,
+        about: MemoRecord,
         estimator: &Estimator,
     ) -> Memo<V> {
         Memo {
@@ -52,7 +69,14 @@ impl<V> Memo<V> {
             head,
             head_values,
             stored,
+            about,
         }
+    }
+
+    /// How many caller messages the compaction kept after the replaced ones: with the head,
+    /// what it returned, and so the floor of a call that continues from it.
+    pub fn kept(&self) -> usize {
+        self.about.kept
     }
 
     /// How many replaced messages a store's record of this memo names, and their digest

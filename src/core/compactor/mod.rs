@@ -4,13 +4,18 @@
 //! given to `check`, and the pipeline's breaker and count of compactions. Every decision of a
 //! call is made here on stored counts: `check` (learning from usage, the calibrated count, the
 //! trigger), the cheap decision of an automatic call ([`CompactorState::quick`]), the plan
-//! ([`CompactorState::prepare`]) and `prune` ([`CompactorState::prune`]). The calibrated count and the auto margin are `core::count`'s,
+//! ([`CompactorState::prepare`], floored past what the last compaction returned as a Session's
+//! log floors it: [`boundary`]) and `prune` ([`CompactorState::prune`]); a compaction's digest
+//! lists what a prune hid in the messages it summarizes ([`hidden`]). The calibrated count and the auto margin are `core::count`'s,
 //! the rule the `Session` uses too.
 
+pub mod boundary;
+pub mod hidden;
 pub mod memo;
 pub mod store;
 
-pub use memo::Memo;
+pub use boundary::Boundary;
+pub use memo::{Memo, MemoRecord};
 pub use store::{MessageStore, Stored, StoredCosts, Totals};
 
 use crate::core::count::{learn_growth, Count};
@@ -21,7 +26,7 @@ use crate::core::format::Format;
 use crate::core::message::{Message, Part, Role};
 use crate::core::options::Options;
 use crate::core::pipeline::Pipeline;
-use crate::core::prepare::{prepare, History, Prepared};
+use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
 use crate::core::trigger::{Decision, TriggerInput};
 
@@ -40,6 +45,8 @@ pub struct CompactorState<V> {
     pub memo_epoch: u64,
     /// Every message seen, imported once.
     pub store: MessageStore<V>,
+    /// The messages the last compaction returned: the next cut's floor.
+    pub boundary: Boundary,
     /// What self-calibration has learned from the usage given to `check`.
     pub learned: Learned,
     /// The latest usage learned from: the content key of its assistant message (found again in a
@@ -80,6 +87,7 @@ impl<V> CompactorState<V> {
             memo: None,
             memo_epoch: 0,
             store: MessageStore::default(),
+            boundary: Boundary::default(),
             learned: Learned::new(options.profile.error),
             last_usage: None,
         }
@@ -196,8 +204,27 @@ impl<V> CompactorState<V> {
         }
     }
 
+    /// The floor of a call's next cut ([`boundary`]): the call's messages are `ids`; when it
+    /// continues the last automatic compaction, `continued` is how many of them the memo's head
+    /// stands for. The messages before the floor are those the last compaction returned.
+    pub fn floor(&self, ids: &[u32], continued: Option<usize>) -> usize {
+        match (continued, &self.memo) {
+            (Some(_), Some(memo)) => memo.head.len() + memo.kept(),
+            _ => self.boundary.floor(&self.store, ids),
+        }
+    }
+
+    /// Remembers that a compaction returned the stored messages `ids`: the next cut is floored
+    /// past them ([`boundary`]).
+    pub fn returned(&mut self, ids: &[u32]) {
+        self.boundary = Boundary::new(&self.store, ids);
+    }
+
     /// Decides and plans a compaction of `messages` (`kinds`: each one's tokens by kind) with the
-    /// counts the trigger sees: corrected by self-calibration, `usage` anchored.
+    /// counts the trigger sees: corrected by self-calibration, `usage` anchored. The kept tail
+    /// starts at `floor` or later when the settings keep nothing again
+    /// (`Settings::keep_after_compaction`; see [`CompactorState::floor`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &self,
         options: &Options,
@@ -205,6 +232,7 @@ impl<V> CompactorState<V> {
         kinds: &[KindTokens],
         usage: Option<&Usage>,
         estimator: &Estimator,
+        floor: usize,
         forced: bool,
     ) -> Result<Prepared> {
         let count = self.count(messages, kinds, usage);
@@ -218,7 +246,7 @@ impl<V> CompactorState<V> {
             total: count.tokens(),
             part_cost: &cost,
         };
-        prepare(&settings, &history, forced)
+        prepare_floored(&settings, &history, floor.min(messages.len()), forced)
     }
 
     /// `Compactor.prune` on a call's `messages` (stored as `ids`; used as scratch space and left
@@ -286,7 +314,8 @@ impl<V> CompactorState<V> {
     /// `messages`, stored as `ids`) whose kept tail starts at `first_kept`, an index into the
     /// compacted history, which continued the memo when `continued` (`(prefix_len, head_len)`:
     /// its first `head_len` messages stood for the caller's first `prefix_len`). `head`: the
-    /// rendered messages before the tail, with the binding's `head_values`.
+    /// rendered messages before the tail, with the binding's `head_values`. `timestamp` (the
+    /// caller's clock, ms since the epoch) and `digest` (the summary's) go into its record.
     #[allow(clippy::too_many_arguments)]
     pub fn remember(
         &mut self,
@@ -295,12 +324,20 @@ impl<V> CompactorState<V> {
         ids: &[u32],
         continued: Option<(usize, usize)>,
         first_kept: usize,
-        (head, head_values): (Vec<Message>, Vec<V>),
+        head: (Vec<Message>, Vec<V>),
+        (timestamp, digest): (Option<i64>, serde_json::Value),
         estimator: &Estimator,
     ) {
         let replaced = replaced_upto(first_kept, continued)
             .and_then(|n| Some((messages.get(..n)?.to_vec(), ids.get(..n)?.to_vec())));
-        self.memo = replaced.map(|r| Memo::new(format, r, head, head_values, None, estimator));
+        self.memo = replaced.map(|r| {
+            let about = MemoRecord {
+                kept: messages.len().saturating_sub(r.0.len()),
+                timestamp,
+                digest,
+            };
+            Memo::new(format, r, head, None, about, estimator)
+        });
         self.memo_epoch += 1;
     }
 }

@@ -11,6 +11,9 @@
 //!   ([`MessageStore::take_messages`], [`MessageStore::restore`]);
 //! - the bound: when the store holds more than twice the messages of the largest of the last 8
 //!   calls, only the messages of the latest calls are kept (newest first, up to that bound).
+//! - the format of the messages: given, or decided by the first call whose messages show it;
+//!   plain text alone is read as `ai-sdk` provisionally, and what was read under another format
+//!   is forgotten when the format is decided ([`MessageStore::adopt_format`]).
 //!
 //! `V` is what the binding keeps with a message's last pruned form (its exported values).
 
@@ -36,6 +39,10 @@ pub struct Stored<V> {
     pub part_tokens: Option<Vec<usize>>,
     /// Its last pruned form (see [`Pruned`]).
     pub pruned: Option<Pruned<V>>,
+    /// When this message is the pruned form `Compactor.prune` returned of another: the indices
+    /// of its parts that stand for hidden ones (their replacement text), for a compaction's
+    /// digest (`hidden`, [`crate::core::compactor::hidden`]).
+    pub hidden: Vec<usize>,
 }
 
 /// A message's last pruned form: the replacements made (part index and kind), and the values
@@ -101,6 +108,8 @@ pub struct MessageStore<V> {
     entries: FxHashMap<u32, Stored<V>>,
     next: u32,
     format: Option<Format>,
+    /// Whether the messages showed `format` (else it was taken provisionally: plain text only).
+    decided: bool,
     counts: EstimateCache,
     /// The ids of the previous call and their totals: a call that extends them only adds up the
     /// new messages.
@@ -119,6 +128,7 @@ impl<V> Default for MessageStore<V> {
             entries: FxHashMap::default(),
             next: 1,
             format: None,
+            decided: false,
             counts: EstimateCache::default(),
             last: None,
             view: Vec::new(),
@@ -157,19 +167,27 @@ impl<V> MessageStore<V> {
         self.entries.get_mut(&id)
     }
 
-    /// The format of the stored messages (`None` before the first call).
+    /// The format of the stored messages, once a message showed it (`None` before: every call
+    /// detects it again, see [`MessageStore::adopt_format`]).
     pub fn format(&self) -> Option<Format> {
-        self.format
+        self.format.filter(|_| self.decided)
     }
 
-    /// Takes `format` as the stored messages' format; messages of another format are forgotten
-    /// first (a call then imports every message). Returns true when they were.
-    pub fn adopt_format(&mut self, format: Format) -> bool {
+    /// Takes `format` as the stored messages' format, `decided` when the messages showed it
+    /// (given by the caller, or marked), else provisionally (plain text only, read as `ai-sdk`).
+    /// Messages read under another format are forgotten first, so the call imports them again
+    /// under this one; a provisional format never replaces a decided one. Returns true when
+    /// messages were forgotten.
+    pub fn adopt_format(&mut self, format: Format, decided: bool) -> bool {
+        if self.decided && !decided {
+            return false;
+        }
         let cleared = self.format.is_some_and(|f| f != format);
         if cleared {
             self.clear();
         }
         self.format = Some(format);
+        self.decided = decided;
         cleared
     }
 
@@ -202,6 +220,7 @@ impl<V> MessageStore<V> {
                 kinds,
                 part_tokens: None,
                 pruned: None,
+                hidden: Vec::new(),
             },
         );
         id

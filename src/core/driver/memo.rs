@@ -31,7 +31,10 @@ pub fn prefix_digest<'a>(messages: impl IntoIterator<Item = &'a Message>) -> u64
 
 /// The last automatic compaction as a store keeps it for a later process: how many of the
 /// caller's messages it replaced and their digest, and the head that stands for them (the
-/// caller's format). One `memo` line of a compactor's log in the store.
+/// caller's format); like a Session's compaction entry, how many messages it kept after them
+/// (`keepLastMessages`), when it was made (`timestamp`, ISO 8601) and its summary's digest
+/// (`summaryDigest`). One `memo` line of a compactor's log in the store; a line without the last
+/// three (written before they were) reads as keeping nothing, at no time, with a null digest.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredMemo {
     /// The message format of the head.
@@ -42,6 +45,12 @@ pub struct StoredMemo {
     pub digest: u64,
     /// System messages, the summary block and pinned messages, in the caller's format.
     pub head: Vec<Value>,
+    /// How many caller messages it kept after the replaced ones.
+    pub keep_last_messages: usize,
+    /// When it was made (ISO 8601, milliseconds, UTC).
+    pub timestamp: Option<String>,
+    /// The summary's digest (null without a summary).
+    pub summary_digest: Value,
 }
 
 impl StoredMemo {
@@ -59,6 +68,9 @@ impl StoredMemo {
             "replaced": self.replaced,
             "digest": format!("{:016x}", self.digest),
             "head": self.head,
+            "keepLastMessages": self.keep_last_messages,
+            "timestamp": self.timestamp,
+            "summaryDigest": self.summary_digest,
         })
         .to_string()
     }
@@ -93,11 +105,26 @@ impl StoredMemo {
             .and_then(Value::as_array)
             .cloned()
             .ok_or_else(|| bad("head", "must be an array of messages"))?;
+        let keep_last_messages = match v.get("keepLastMessages") {
+            None | Some(Value::Null) => 0,
+            Some(n) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| bad("keepLastMessages", "must be a count"))?,
+        };
+        let timestamp = match v.get("timestamp") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) => Some(t.clone()),
+            Some(_) => return Err(bad("timestamp", "must be an ISO 8601 string")),
+        };
         Ok(StoredMemo {
             format,
             replaced,
             digest,
             head,
+            keep_last_messages,
+            timestamp,
+            summary_digest: v.get("summaryDigest").cloned().unwrap_or(Value::Null),
         })
     }
 }
@@ -161,12 +188,23 @@ mod tests {
             replaced: 2,
             digest: prefix_digest(&a),
             head: vec![serde_json::json!({"role": "user", "content": "summary"})],
+            keep_last_messages: 3,
+            timestamp: Some("2026-02-12T09:30:00.000Z".into()),
+            summary_digest: serde_json::json!({"filesRead": ["a.rs"]}),
         };
         assert_eq!(StoredMemo::read(&memo.to_line("m1")).ok(), Some(memo));
+        // A line written before the record carried them: keeps nothing, no time, no digest.
+        let old = StoredMemo::read(
+            r#"{"type":"memo","format":"x","replaced":1,"digest":"00000000000000ff","head":[]}"#,
+        )
+        .map(|m| (m.keep_last_messages, m.timestamp, m.summary_digest));
+        assert_eq!(old.ok(), Some((0, None, serde_json::Value::Null)));
         for bad in [
             "{}",
             "nope",
             r#"{"type":"memo","format":"x","replaced":-1,"digest":"0","head":[]}"#,
+            r#"{"type":"memo","format":"x","replaced":1,"digest":"00000000000000ff","head":[],"keepLastMessages":-2}"#,
+            r#"{"type":"memo","format":"x","replaced":1,"digest":"00000000000000ff","head":[],"timestamp":5}"#,
         ] {
             assert!(StoredMemo::read(bad).is_err(), "{bad}");
         }

@@ -20,6 +20,7 @@ pub mod loader;
 pub mod notes;
 pub mod options;
 pub mod pressure;
+pub mod provisional;
 pub mod shared;
 pub mod view;
 pub mod workstream;
@@ -96,6 +97,8 @@ pub struct Session {
     load_report: loader::LoadReport,
     /// What a copy of the log held elsewhere already has ([`copy`]).
     copy: copy::CopyCursor,
+    /// Set while the format is provisional (see [`provisional`]).
+    provisional: Option<provisional::Provisional>,
 }
 
 impl Session {
@@ -129,6 +132,7 @@ impl Session {
             memory: None,
             load_report: loader::LoadReport::default(),
             copy: copy::CopyCursor::default(),
+            provisional: None,
         }
     }
 
@@ -578,6 +582,12 @@ impl Session {
             recognizer: self.recognizer.clone(),
             load_report: loader::LoadReport::default(),
             copy: copy::CopyCursor::default(),
+            // A branch of a session whose format is provisional is provisional too (its own header
+            // is new).
+            provisional: self
+                .provisional
+                .as_ref()
+                .map(|_| provisional::Provisional::default()),
         };
         let branch_id = s.next_id();
         s.push(
@@ -593,6 +603,7 @@ impl Session {
 
     /// The whole log as JSONL (header first; every line ends with a newline).
     pub fn to_jsonl(&self) -> String {
+        self.header_given_out();
         let mut out = String::with_capacity(self.log.iter().map(|e| e.line.len() + 1).sum());
         out.push_str(&self.header.line);
         out.push('\n');
@@ -606,6 +617,7 @@ impl Session {
     /// The lines written since the previous call (the header included the first time): append
     /// them to a file and it never needs rewriting.
     pub fn take_new_lines(&mut self) -> String {
+        self.header_given_out();
         let mut out = String::new();
         if !self.header_flushed {
             out.push_str(&self.header.line);
@@ -665,6 +677,7 @@ impl Session {
             recognizer: Recognizer::default(),
             load_report: loaded.report,
             copy: copy::CopyCursor::default(),
+            provisional: None,
         };
         s.recognizer = Recognizer::with(&s.config.settings.summary);
         s.recognize_logged();

@@ -102,6 +102,7 @@ impl Session {
 
     /// What the store does not hold yet (see [`Session::mark_stored`]).
     pub fn pending(&self) -> Pending<'_> {
+        self.header_given_out();
         Pending {
             header: (!self.header_flushed).then_some(self.header.line.as_str()),
             entries: self.log.get(self.flushed..).unwrap_or_default(),
