@@ -21,7 +21,7 @@ use crate::core::error::{Error, Result};
 
 use super::json_path::{as_object, opt_str, opt_u64, req_str};
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
-use super::session_file::{check_writer, parse_lines, ReadOptions};
+use super::session_file::{check_writer, parse_lines, Lines, ReadOptions};
 use super::{pi, Format};
 
 /// One parsed line.
@@ -62,7 +62,12 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
 /// Imports a pi session file. Never panics; errors are `INVALID_INPUT` naming the line, and a
 /// file of another agent is refused ([`session_file`](super::session_file)).
 pub fn import_pi_session_with(text: &str, options: ReadOptions) -> Result<ImportedSession> {
-    let read = parse_lines(text, options)?;
+    import_pi_session_lines(parse_lines(text, options)?)
+}
+
+/// Imports a pi session file from its lines, read by [`super::session_file::LineReader`] (a piece at a
+/// time) or [`parse_lines`].
+pub fn import_pi_session_lines(read: Lines) -> Result<ImportedSession> {
     for (number, value) in &read.lines {
         let obj = value
             .as_object()

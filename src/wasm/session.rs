@@ -338,14 +338,13 @@ impl Session {
 
     /// Reads a log written by `toJSONL` (or `flush`) by the core loader's rules: a torn last line
     /// is left out (`tornLine`) unless `strict`; `""` is an empty session. Bad lines are
-    /// `INVALID_INPUT` naming the line.
+    /// `INVALID_INPUT` naming the line. `text` may be an iterable of strings (pieces cut
+    /// anywhere), read a piece at a time.
     #[wasm_bindgen(js_name = fromJSONL)]
     pub fn from_jsonl(
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | Iterable<string>")] text: JsValue,
         options: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::json_text_arg(&text, "text")?;
-        let text = text.as_str();
         let (options, session_options, callbacks) = parse_options(&options)?;
         let inner = Inner {
             state: state_for(None, &options),
@@ -355,23 +354,21 @@ impl Session {
             reentry: super::call::Reentry::default(),
         };
         let config = inner.config()?;
-        // An empty log (what an empty session writes) is an empty session.
-        let Some(header) = throw(core_session::loader::header(text))? else {
-            return Ok(Session {
-                inner: Rc::new(inner),
-            });
-        };
-        let format = throw(Format::parse(&header.format))?.ok_or_else(|| {
-            error_to_js(
-                &Error::invalid_input("lines[0].format", "the header must name a message format"),
-                None,
-            )
-        })?;
-        let import = crate::formats::message_importer(format);
         let load = core_session::loader::LoadOptions {
             strict: inner.session_options.strict,
+            map: Some(crate::core::surrogates::escapes_to_marks),
         };
-        let core = throw(core_session::Session::load(text, config, &import, load))?;
+        let mut reader =
+            core_session::loader::LogReader::new(load, |header: &core_session::Header| {
+                let format = Format::parse(&header.format)?.ok_or_else(|| {
+                    Error::invalid_input("lines[0].format", "the header must name a message format")
+                })?;
+                Ok(crate::formats::message_importer(format))
+            });
+        super::pieces::for_each_piece(&text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
+        // An empty log (what an empty session writes) is an empty session.
+        let core = throw(reader.finish())?
+            .map(|loaded| core_session::Session::from_loaded(config, loaded));
         let inner = Inner {
             state: state_for(core, &inner.options),
             ..inner
@@ -383,19 +380,19 @@ impl Session {
 
     /// Imports a pi or Claude Code session file, honouring the compactions the agent recorded.
     /// `read`: `{ strict?, onWarning? }` (an incomplete last line is left out with a warning
-    /// unless `strict`).
+    /// unless `strict`). `text` may be an iterable of strings (pieces cut anywhere), read a piece
+    /// at a time.
     #[wasm_bindgen(js_name = fromSessionFile)]
     pub fn from_session_file(
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | Iterable<string>")] text: JsValue,
         #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] source: JsValue,
         options: JsValue,
         read: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::json_text_arg(&text, "text")?;
         let source = super::convert::text_arg(&source, "source")?;
         let (options, session_options, callbacks) = parse_options(&options)?;
         let read = super::session_file::read_args(&read, "read", &["strict", "onWarning"])?;
-        let imported = super::session_file::import(&text, &source, "source", read.options)?;
+        let imported = super::session_file::import_pieces(&text, &source, "source", read.options)?;
         super::session_file::report(&imported.warnings, read.on_warning.as_ref());
         let inner = Inner {
             state: state_for(None, &options),
@@ -404,8 +401,8 @@ impl Session {
             callbacks,
             reentry: super::call::Reentry::default(),
         };
-        let core = throw(session_log::session_from_imported(
-            &imported,
+        let core = throw(session_log::session_from_imported_owned(
+            imported,
             inner.config()?,
             inner.session_options.id.clone(),
         ))?;

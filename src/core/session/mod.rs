@@ -587,11 +587,11 @@ impl Session {
 
     /// The whole log as JSONL (header first; every line ends with a newline).
     pub fn to_jsonl(&self) -> String {
-        let mut out = String::with_capacity(self.log.iter().map(|e| e.line.len() + 1).sum());
+        let mut out = String::new();
         out.push_str(&self.header.line);
         out.push('\n');
         for e in &self.log {
-            out.push_str(&e.line);
+            out.push_str(&e.line());
             out.push('\n');
         }
         out
@@ -607,7 +607,7 @@ impl Session {
             self.header_flushed = true;
         }
         for e in self.log.iter().skip(self.flushed) {
-            out.push_str(&e.line);
+            out.push_str(&e.line());
             out.push('\n');
         }
         self.flushed = self.log.len();
@@ -633,6 +633,12 @@ impl Session {
         let Some(loaded) = loader::read(text, import, options)? else {
             return Ok(None);
         };
+        Ok(Some(Session::from_loaded(config, loaded)))
+    }
+
+    /// The session of a log read back ([`loader::read`], or [`loader::LogReader`] fed a piece
+    /// at a time).
+    pub fn from_loaded(config: Config, loaded: loader::Loaded) -> Session {
         let mut seq = 0u64;
         for entry in &loaded.log {
             if let Some(n) = shared::entry_seq(&entry.id) {
@@ -662,7 +668,7 @@ impl Session {
         s.recognizer = Recognizer::with(&s.config.settings.summary);
         s.recognize_logged();
         s.rebuild();
-        Ok(Some(s))
+        s
     }
 
     /// What reading the log noticed without refusing it (a torn last line left out).
