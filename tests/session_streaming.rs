@@ -94,6 +94,16 @@ fn a_log_fed_in_pieces_is_the_log_read_whole() {
             assert_eq!(read.report, whole.report, "{name}, pieces of {size}");
             let again = Session::from_loaded(config(), read);
             assert_eq!(again.to_jsonl(), log, "{name}, pieces of {size}");
+            // Written in parts of about `size` bytes, the log is the same text.
+            let mut parts = String::new();
+            let mut from = Some(0);
+            while let Some(at) = from {
+                let (text, next) = again.jsonl_part(at, size);
+                assert!(next.is_none_or(|n| n > at), "each part holds a line");
+                parts.push_str(&text);
+                from = next;
+            }
+            assert_eq!(parts, log, "{name}, parts of {size}");
             assert_eq!(again.tokens(), session.tokens(), "{name}, pieces of {size}");
         }
     }

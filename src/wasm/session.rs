@@ -493,6 +493,49 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// A part of `toJSONL()`: `{ text, next }`, the header (when `from` is 0) and the lines of
+    /// entries `from..` up to about `maxBytes` (1 MiB when not given; at least one line), and
+    /// the entry the next part starts at (`null`: the log is written).
+    #[wasm_bindgen(js_name = toJSONLPart)]
+    pub fn to_jsonl_part(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] from: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_bytes: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let count = |value: &JsValue, path: &str| -> Result<Option<usize>, JsValue> {
+            match value.as_f64() {
+                None if value.is_undefined() => Ok(None),
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+                    Ok(Some(n as usize))
+                }
+                _ => throw(Err(Error::invalid_input(
+                    path,
+                    format!("{path} must be a non-negative integer"),
+                ))),
+            }
+        };
+        let from = count(&from, "from")?.unwrap_or(0);
+        let max_bytes = count(&max_bytes, "maxBytes")?.unwrap_or(1 << 20);
+        let state = self.inner.state.borrow();
+        let (text, next) = state
+            .core
+            .as_ref()
+            .map(|c| c.jsonl_part(from, max_bytes))
+            .unwrap_or_default();
+        let out = js_sys::Object::new();
+        set(
+            &out,
+            "text",
+            &JsValue::from_str(&super::convert::json_text_out(text)),
+        );
+        set(
+            &out,
+            "next",
+            &next.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)),
+        );
+        Ok(out.into())
+    }
+
     /// The JSONL lines written since the previous `flush` (the header the first time): append
     /// them to a file, which then never needs rewriting.
     pub fn flush(&self) -> String {

@@ -121,3 +121,31 @@ test("anything but a string or an iterable of strings is INVALID_INPUT naming it
   })();
   assert.throws(() => Session.fromJSONL(failing, options), (e) => e === boom);
 });
+
+test("toJSONLPart gives the log in parts of about maxBytes that join into toJSONL", () => {
+  const text = fixtureText("pi/large-session.jsonl");
+  const session = Session.fromSessionFile(text, "pi", options);
+  const whole = session.toJSONL();
+  for (const maxBytes of [1, 10_000, undefined]) {
+    const parts = [];
+    for (let from = 0; from !== null; ) {
+      const { text: part, next } = session.toJSONLPart(from, maxBytes);
+      assert.ok(next === null || next > from);
+      parts.push(part);
+      from = next;
+    }
+    assert.equal(parts.join(""), whole);
+    // Each part but the last holds at least maxBytes (1 MiB by default): it ends at the line that
+    // reaches it.
+    const least = maxBytes ?? 2 ** 20;
+    assert.ok(parts.slice(0, -1).every((p) => Buffer.byteLength(p) >= least));
+    if (maxBytes === 1) assert.equal(parts.length, session.entries().length);
+    if (maxBytes === 10_000) assert.ok(parts.length > 10);
+  }
+  assert.throws(() => session.toJSONLPart(-1), (e) => e instanceof CompactionError && e.code === "INVALID_INPUT" && e.path === "from");
+  // An empty session's log is "" in one part.
+  const empty = new Session(options);
+  assert.deepEqual(empty.toJSONLPart(0), { text: "", next: null });
+  empty.free();
+  session.free();
+});

@@ -597,6 +597,28 @@ impl Session {
         out
     }
 
+    /// A part of [`Session::to_jsonl`], to write a long log without holding it whole: the header
+    /// (when `from` is 0) and the lines of entries `from..`, as many as fit in `max_bytes` (at
+    /// least one), and the entry the next part starts at (`None`: the log is written). The parts
+    /// from 0 to the end, joined, are `to_jsonl()`.
+    pub fn jsonl_part(&self, from: usize, max_bytes: usize) -> (String, Option<usize>) {
+        let mut out = String::new();
+        if from == 0 {
+            out.push_str(&self.header.line);
+            out.push('\n');
+        }
+        let mut next = from;
+        for e in self.log.iter().skip(from) {
+            if next > from && out.len() >= max_bytes {
+                break;
+            }
+            out.push_str(&e.line());
+            out.push('\n');
+            next += 1;
+        }
+        (out, (next < self.log.len()).then_some(next))
+    }
+
     /// The lines written since the previous call (the header included the first time): append
     /// them to a file and it never needs rewriting.
     pub fn take_new_lines(&mut self) -> String {
