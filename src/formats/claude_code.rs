@@ -97,8 +97,8 @@ pub fn import_claude_code_lines(read: Lines) -> Result<ImportedSession> {
     let mut boundaries: Vec<(usize, usize)> = Vec::new();
     let typed = user_texts(&lines, subagent);
     let mut queue = Queue::default();
-    for (n, value) in &lines {
-        let n = *n;
+    // Each line is let go once read: its message is in `pending` (or the session) by then.
+    for (n, value) in lines {
         let Some(obj) = value.as_object() else {
             continue;
         };
