@@ -1,6 +1,7 @@
 //! Reading an agent's session file before its entries are interpreted: the JSONL lines (a file
 //! that is still being written may end in an incomplete line) and the check that the file was
-//! written by the agent it is imported as (pi or Claude Code).
+//! written by the agent it is imported as (pi or Claude Code). [`LineReader`] reads the lines a
+//! piece at a time; [`parse_lines`] is the same reader fed the whole text.
 //!
 //! - **Incomplete last line.** Agents append one JSON object and a newline per entry, so a file
 //!   read while the agent runs can end in part of an entry. A last line that has no newline after

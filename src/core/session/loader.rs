@@ -1,5 +1,6 @@
 //! Reading a session log back: exactly as lenient as a log written by a process that may have
-//! died mid-line, and as strict as the live context needs.
+//! died mid-line, and as strict as the live context needs. [`LogReader`] reads it a piece at a
+//! time (each entry as its line completes); [`read`] is the same reader fed the whole text.
 //!
 //! Lenient (both modes):
 //! - a byte-order mark before the header is skipped;
