@@ -50,8 +50,9 @@ async function run(parsed) {
     case "compact": {
       const { compactFile, checkOut, writeLog, formatCompact } = await import("./cli/compact.mjs");
       checkOut(values.out, { input: file, force: values.force === true });
-      const { report, log } = await compactFile(file, values);
-      writeLog(log, values.out, { input: file, force: values.force === true });
+      // The log is written in parts as the Session gives them, once the compaction succeeded.
+      const write = (parts) => writeLog(parts, values.out, { input: file, force: values.force === true });
+      const { report } = await compactFile(file, values, { write });
       if (values.json) printJson(report);
       else if (values.out === "-") process.stderr.write(`${formatCompact(report)}\n`);
       else print(formatCompact(report));

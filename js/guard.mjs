@@ -142,10 +142,11 @@ export function guard(wasm, CompactionError, onReset) {
     }
   }
 
-  // The copy's log as `Session.fromJSONL` reads it. (One function: it may become pieces.)
+  // The copy's log as `Session.fromJSONL` reads it: its pieces (header, then the copied chunks),
+  // never joined into one string.
   function copiedLog(copy) {
     if (copy.header === undefined) return "";
-    return copy.header + "\n" + copy.chunks.map((c) => c.text).join("");
+    return [copy.header + "\n", ...copy.chunks.map((c) => c.text)];
   }
 
   // The session of `copy` read back into the fresh instance, with its store tag and bookkeeping.

@@ -167,7 +167,7 @@ impl Writer {
             pending
                 .entries
                 .iter()
-                .map(|e| (e.id.clone(), e.line.clone())),
+                .map(|e| (e.id.clone(), e.line().into_owned())),
         );
         let epoch = pending.live.is_some().then_some(pending.live_epoch);
         if let Some(l) = pending.live {
@@ -347,7 +347,7 @@ fn entries_the_store_already_holds_are_not_written_twice() {
         a.s.pending()
             .entries
             .iter()
-            .map(|e| (e.id.clone(), e.line.clone()))
+            .map(|e| (e.id.clone(), e.line().into_owned()))
             .collect();
     store.lines.extend(pending);
     a.s.append(vec![user("m3")]);

@@ -1,5 +1,6 @@
 // compact: a forced compaction through Session.compact, the result written as the session's JSONL
-// log (Session.toJSONL()). The command's input is read a piece at a time (stream.mjs).
+// log (Session.toJSONL(), or for a file its parts, Session.toJSONLPart, one at a time). The
+// command's input is read a piece at a time (stream.mjs).
 import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { estimateTokens } from "context-compaction";
@@ -26,13 +27,24 @@ export async function compactText(text, file, values, { stream = process.stderr 
 
 /**
  * `compactText` of a file read a piece at a time (stream.mjs): what `compact <file>` runs, so
- * that a large input is never held whole.
+ * that a large input is never held whole. With `write`, the log is not returned: `write(pieces)`
+ * gets its parts (an iterable of strings, read from the Session one at a time) once the
+ * compaction succeeded, and returns the bytes it wrote.
  */
-export async function compactFile(file, values, { stream = process.stderr } = {}) {
-  return compactOpened(file, values, stream, (optionsFor) => openInputSession(file, values.format, optionsFor));
+export async function compactFile(file, values, { stream = process.stderr, write = null } = {}) {
+  return compactOpened(file, values, stream, (optionsFor) => openInputSession(file, values.format, optionsFor), write);
 }
 
-async function compactOpened(file, values, stream, open) {
+/** The session's log in parts of about 1 MiB (Session.toJSONLPart), read one at a time. */
+function* logParts(session) {
+  for (let from = 0; from !== null; ) {
+    const { text, next } = session.toJSONLPart(from);
+    yield text;
+    from = next;
+  }
+}
+
+async function compactOpened(file, values, stream, open, write = null) {
   const { summarize, name } = summarizerFor(values);
   const progress = progressBar(stream);
   let settings = null;
@@ -71,6 +83,10 @@ async function compactOpened(file, values, stream, open) {
       out: values.out ?? null,
       bytes: 0,
     };
+    if (write) {
+      report.bytes = write(logParts(session));
+      return { report, log: null };
+    }
     const log = session.toJSONL();
     report.bytes = Buffer.byteLength(log);
     return { report, log };
@@ -80,16 +96,25 @@ async function compactOpened(file, values, stream, open) {
 }
 
 /**
- * Writes the log where --out says (nothing without it), through a temporary file beside it and a
- * rename, so a failure leaves the old file whole. `input` (the file read): --out naming it, or a
- * link to it, is refused unless `force` (it would replace the session with its compacted log). A
- * symbolic link at --out stays a link: its target is replaced.
+ * Writes the log (a string, or an iterable of its parts) where --out says (nothing without it),
+ * through a temporary file beside it and a rename, so a failure leaves the old file whole; returns
+ * the log's size in bytes. `input` (the file read): --out naming it, or a link to it, is refused
+ * unless `force` (it would replace the session with its compacted log). A symbolic link at --out
+ * stays a link: its target is replaced.
  */
 export function writeLog(log, out, { input = null, force = false } = {}) {
-  if (out === undefined || out === null) return;
+  const parts = typeof log === "string" ? [log] : log;
+  let bytes = 0;
+  if (out === undefined || out === null) {
+    for (const part of parts) bytes += Buffer.byteLength(part);
+    return bytes;
+  }
   if (out === "-") {
-    process.stdout.write(log);
-    return;
+    for (const part of parts) {
+      bytes += Buffer.byteLength(part);
+      process.stdout.write(part);
+    }
+    return bytes;
   }
   checkOut(out, { input, force });
   const existing = statOrNull(out);
@@ -98,7 +123,7 @@ export function writeLog(log, out, { input = null, force = false } = {}) {
   try {
     const fd = openSync(temporary, "wx", existing?.mode ?? 0o644);
     try {
-      writeSync(fd, log);
+      for (const part of parts) bytes += writeSync(fd, part);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -108,6 +133,7 @@ export function writeLog(log, out, { input = null, force = false } = {}) {
     rmSync(temporary, { force: true });
     throw new CliError(`cannot write ${out}: ${error.message}`, EXIT.INPUT, { code: error.code ?? null, cause: error });
   }
+  return bytes;
 }
 
 /** Refuses --out naming the input file (or a link to it) unless `force`; call it before working. */

@@ -4,10 +4,11 @@
 //   JSON.parse and appended to the Session in batches, so no text or message object of the whole
 //   array is ever held at once (peak: the Session plus one batch);
 // - a JSONL session file (pi, Claude Code, a context-compaction log) is told apart by its first
-//   line alone (Session.fromJSONL of that line says whether it is a log header), gathered from its
-//   pieces and read once, by the one reader that fits (Session.fromJSONL or
-//   Session.fromSessionFile), and its text is let go before the compaction; nothing is imported
-//   twice (no importSession, no failed read of the whole file as another kind);
+//   line alone (Session.fromJSONL of that line says whether it is a log header) and its pieces are
+//   handed to the one reader that fits (Session.fromJSONL or Session.fromSessionFile take an
+//   iterable of strings), which reads each line as it completes: the file's text is never held
+//   whole (peak: the Session plus a piece); no importSession; a file refused as one agent's is
+//   read again, from its start, as the other's;
 // - the `{"messages": [...]}` form and one-document files that are not an array are read whole,
 //   by load.mjs, as inspect and convert read every file.
 // Nothing here reads messages or entries out of a session file by itself.
@@ -205,28 +206,62 @@ function openArray(pieces, forced, optionsFor) {
  */
 export function openInputSession(file, forced, optionsFor) {
   const source = pieces(file);
-  // The pieces up to the first that holds something other than whitespace.
+  // The pieces up to the first that holds something other than whitespace, then (for JSONL) up
+  // to the end of the first line and something after it.
   // (next(), not for-of: leaving a for-of would close the file.)
   const seen = [];
-  for (let next = source.next(); !next.done; next = source.next()) {
-    seen.push(next.value);
-    if (next.value.trim()) break;
-  }
+  let done = false;
+  const readUntil = (enough) => {
+    while (!done && !enough()) {
+      const next = source.next();
+      if (next.done) done = true;
+      else seen.push(next.value);
+    }
+  };
+  readUntil(() => seen.some((piece) => piece.trim()));
   const head = seen.join("").trimStart();
   const rest = function* () {
-    yield* seen;
+    while (seen.length > 0) yield seen.shift();
     yield* source;
   };
   const arrayFormat = ARRAY_FORMATS.has(forced) && forced !== "pi";
   try {
     if (head.startsWith("[") || (arrayFormat && head !== "" && !head.startsWith("{"))) return openArray(rest(), forced, optionsFor);
-    return openWhole([...rest()].join(""), forced, optionsFor);
+    // The first line, and whether anything but whitespace follows it (each piece scanned once).
+    let scanned = 0;
+    let newlineAt = -1;
+    const after = () => {
+      for (; newlineAt < 0 && scanned < seen.length; scanned++) if (seen[scanned].includes("\n")) newlineAt = scanned;
+      if (newlineAt < 0) return false;
+      const piece = seen[newlineAt];
+      return piece.slice(piece.indexOf("\n")).trim() !== "" || seen.slice(newlineAt + 1).some((p) => p.trim());
+    };
+    readUntil(after);
+    const start = newlineAt < 0 ? seen.join("") : seen.slice(0, newlineAt).join("") + seen[newlineAt].slice(0, seen[newlineAt].indexOf("\n"));
+    const firstLine = start.replace(/^\ufeff/, "").trim();
+    if (!after() || ARRAY_FORMATS.has(forced) || !isJson(firstLine)) {
+      // One document (or broken): read whole, the way inspect and convert read every file.
+      const whole = [...rest()].join("");
+      const input = loadInput(whole, forced);
+      const session = openSession(whole, input, optionsFor(input.kind === "messages" ? input.format : null));
+      return { session, input: { kind: input.kind, format: input.format }, before: null };
+    }
+    return openJsonl(file, rest(), firstLine, forced, optionsFor);
   } finally {
-    source.return(); // closes the file when reading stopped early (a bad element)
+    source.return(); // closes the file when reading stopped early (a bad element or line)
   }
 }
 
 const READ = { contextWindow: 200_000, summarize: "extractive" };
+
+function isJson(text) {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Whether `line` is a context-compaction session log's header. */
 function isLogHeader(line) {
@@ -238,34 +273,26 @@ function isLogHeader(line) {
   }
 }
 
-/** A file read whole: a JSONL session by the one reader its first line names, else loadInput's way. */
-function openWhole(text, forced, optionsFor) {
-  const newline = text.indexOf("\n");
-  const firstLine = (newline < 0 ? text : text.slice(0, newline)).replace(/^\ufeff/, "").trim();
-  let jsonl = newline >= 0 && text.slice(newline).trim() !== "" && !ARRAY_FORMATS.has(forced);
-  if (jsonl) {
-    try {
-      JSON.parse(firstLine);
-    } catch {
-      jsonl = false; // a document over several lines, or a broken first line: loadInput names it
-    }
-  }
-  if (!jsonl) {
-    const input = loadInput(text, forced);
-    const session = openSession(text, input, optionsFor(input.kind === "messages" ? input.format : null));
-    return { session, input: { kind: input.kind, format: input.format }, before: null };
-  }
+/**
+ * A JSONL session read a piece at a time by the one reader its first line names (Session.fromJSONL
+ * or Session.fromSessionFile take the pieces): no text of the whole file is held. A file tried as
+ * one agent's and refused is read again from the start as the other's (stdin: its pieces are kept
+ * for that).
+ */
+function openJsonl(file, first, firstLine, forced, optionsFor) {
   if (forced === "session" || (!forced && isLogHeader(firstLine))) {
-    const session = Session.fromJSONL(text, optionsFor(null));
+    const session = Session.fromJSONL(first, optionsFor(null));
     return { session, input: { kind: "session", format: JSON.parse(firstLine).format }, before: null };
   }
   const piFirst = /"type"\s*:\s*"session"/.test(firstLine);
   const kinds = forced ? [forced] : piFirst ? ["pi", "claude-code"] : ["claude-code", "pi"];
+  const kept = file === "-" && kinds.length > 1 ? [...first] : null;
   let firstError = null;
-  for (const kind of kinds) {
+  for (const [i, kind] of kinds.entries()) {
     const warnings = [];
     let session;
     try {
+      const text = kept ?? (i === 0 ? first : pieces(file));
       session = Session.fromSessionFile(text, kind, optionsFor(null), { onWarning: (w) => warnings.push(w) });
     } catch (error) {
       if (forced) throw error;

@@ -130,14 +130,19 @@ export declare class Session<M extends object = object> {
    * Reads a log written by `toJSONL()` / `flush()`; `INVALID_INPUT` naming `lines[i]` for a bad
    * line, a parentId cycle, a missing parent or a compaction naming no entry. A torn last line is
    * left out and reported in `tornLine` (refused with `strict: true`); `""` is an empty session.
+   * @param text The log, or its pieces: an iterable of strings (an array, a generator reading a
+   *   file), cut anywhere, even between the halves of a surrogate pair. Each line is read as soon
+   *   as its newline arrives, so the whole text is never held.
    */
-  static fromJSONL<M extends object = object>(text: string, options: SessionOptions<M>): Session<M>;
+  static fromJSONL<M extends object = object>(text: string | Iterable<string>, options: SessionOptions<M>): Session<M>;
   /**
    * Imports a pi or Claude Code session file, keeping the compactions the agent recorded. An
    * incomplete last line is left out and named to `read.onWarning` (default `console.warn`);
    * `read.strict` refuses it. A file of the other agent is `INVALID_INPUT`.
+   * @param text The file, or its pieces: an iterable of strings cut anywhere, read a line at a time
+   *   as for `fromJSONL`.
    */
-  static fromSessionFile<M extends object = object>(text: string, source: "pi" | "claude-code", options: SessionOptions<M>, read?: { strict?: boolean; onWarning?: (warning: string) => void }): Session<M>;
+  static fromSessionFile<M extends object = object>(text: string | Iterable<string>, source: "pi" | "claude-code", options: SessionOptions<M>, read?: { strict?: boolean; onWarning?: (warning: string) => void }): Session<M>;
   /** Appends a message or messages; returns their entry ids. Costs O(new messages). */
   append(messages: M | readonly M[]): string[];
   /**
@@ -171,6 +176,15 @@ export declare class Session<M extends object = object> {
   readonly tornLine: { line: number; error: string } | undefined;
   /** The whole log. `Session.fromJSONL(s.toJSONL()).toJSONL()` is byte-identical. */
   toJSONL(): string;
+  /**
+   * A part of `toJSONL()`, to write a long log without holding it whole: the header (when `from`
+   * is 0) and the lines of the entries from `from` on, up to about `maxBytes` of UTF-8 (default
+   * 1 MiB; at least one line). `next` is the entry the next part starts at, `null` once the log is
+   * written: the parts from 0 on, joined, are `toJSONL()`.
+   * @param from The entry to start at (0: the header first).
+   * @param maxBytes About how many bytes a part holds.
+   */
+  toJSONLPart(from: number, maxBytes?: number): { text: string; next: number | null };
   /** The log lines added since the previous `flush()` (the header the first time). */
   flush(): string;
   /**

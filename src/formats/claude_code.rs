@@ -33,7 +33,7 @@ use super::anthropic;
 use super::json_path::{as_object, opt_u64};
 use super::pi_session::at_line;
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
-use super::session_file::{check_writer, parse_lines, ReadOptions};
+use super::session_file::{check_writer, parse_lines, Lines, ReadOptions};
 use super::Format;
 
 /// A message being assembled from one or more lines.
@@ -60,7 +60,12 @@ pub fn import_claude_code(text: &str) -> Result<ImportedSession> {
 /// Imports a Claude Code transcript. Never panics; errors are `INVALID_INPUT` naming the line, and
 /// a file of another agent is refused ([`session_file`](super::session_file)).
 pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<ImportedSession> {
-    let read = parse_lines(text, options)?;
+    import_claude_code_lines(parse_lines(text, options)?)
+}
+
+/// Imports a Claude Code transcript from its lines, read by [`super::session_file::LineReader`] (a piece at a
+/// time) or [`parse_lines`].
+pub fn import_claude_code_lines(read: Lines) -> Result<ImportedSession> {
     check_writer(&read.lines, SessionSource::ClaudeCode)?;
     let lines = read.lines;
     let mut session = ImportedSession {
@@ -92,8 +97,8 @@ pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<Impor
     let mut boundaries: Vec<(usize, usize)> = Vec::new();
     let typed = user_texts(&lines, subagent);
     let mut queue = Queue::default();
-    for (n, value) in &lines {
-        let n = *n;
+    // Each line is let go once read: its message is in `pending` (or the session) by then.
+    for (n, value) in lines {
         let Some(obj) = value.as_object() else {
             continue;
         };

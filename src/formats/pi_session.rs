@@ -21,7 +21,7 @@ use crate::core::error::{Error, Result};
 
 use super::json_path::{as_object, opt_str, opt_u64, req_str};
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
-use super::session_file::{check_writer, parse_lines, ReadOptions};
+use super::session_file::{check_writer, parse_lines, Lines, ReadOptions};
 use super::{pi, Format};
 
 /// One parsed line.
@@ -62,7 +62,12 @@ pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
 /// Imports a pi session file. Never panics; errors are `INVALID_INPUT` naming the line, and a
 /// file of another agent is refused ([`session_file`](super::session_file)).
 pub fn import_pi_session_with(text: &str, options: ReadOptions) -> Result<ImportedSession> {
-    let read = parse_lines(text, options)?;
+    import_pi_session_lines(parse_lines(text, options)?)
+}
+
+/// Imports a pi session file from its lines, read by [`super::session_file::LineReader`] (a piece at a
+/// time) or [`parse_lines`].
+pub fn import_pi_session_lines(read: Lines) -> Result<ImportedSession> {
     for (number, value) in &read.lines {
         let obj = value
             .as_object()
@@ -90,11 +95,14 @@ pub fn import_pi_session_with(text: &str, options: ReadOptions) -> Result<Import
     // (entry index in file, message index) for each message, to resolve compaction targets.
     let mut message_at_entry: Vec<(usize, usize)> = Vec::new();
     let mut pending: Vec<(usize, usize, FirstKept)> = Vec::new();
-    for (entry_index, line) in lines.iter().enumerate() {
+    // A message line's message is taken out of it once read: the lines stay for their ids only.
+    let mut lines = lines;
+    for (entry_index, line) in lines.iter_mut().enumerate() {
         if !on_path.get(entry_index).copied().unwrap_or(true) {
             continue;
         }
-        let kind = line.str_field("type").unwrap_or("");
+        let kind = line.str_field("type").unwrap_or("").to_string();
+        let kind = kind.as_str();
         let n = line.number;
         match kind {
             "session" => {
@@ -203,22 +211,27 @@ enum FirstKept {
 
 /// The pi message a line stands for (`branch_summary` and `custom_message` entries are shown to
 /// the model as `branchSummary` and `custom` messages).
-fn message_value(line: &Line, kind: &str) -> Result<Value> {
-    let obj = line
-        .obj()
-        .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
+fn message_value(line: &mut Line, kind: &str) -> Result<Value> {
+    let number = line.number;
     if kind == "message" {
-        return match obj.get("message") {
+        let message = line
+            .value
+            .as_object_mut()
+            .and_then(|o| o.get_mut("message"));
+        return match message {
             Some(v) => {
-                as_object(v, "message").map_err(|e| at_line(line.number, e))?;
-                Ok(v.clone())
+                as_object(v, "message").map_err(|e| at_line(number, e))?;
+                Ok(v.take())
             }
             None => Err(at_line(
-                line.number,
+                number,
                 Error::invalid_input("message", "missing required field \"message\""),
             )),
         };
     }
+    let obj = line
+        .obj()
+        .ok_or_else(|| Error::invalid_input("line", "not an object"))?;
     let mut m = obj.clone();
     m.shift_remove("type");
     m.shift_remove("id");

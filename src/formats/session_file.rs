@@ -1,6 +1,7 @@
 //! Reading an agent's session file before its entries are interpreted: the JSONL lines (a file
 //! that is still being written may end in an incomplete line) and the check that the file was
-//! written by the agent it is imported as (pi or Claude Code).
+//! written by the agent it is imported as (pi or Claude Code). [`LineReader`] reads the lines a
+//! piece at a time; [`parse_lines`] is the same reader fed the whole text.
 //!
 //! - **Incomplete last line.** Agents append one JSON object and a newline per entry, so a file
 //!   read while the agent runs can end in part of an entry. A last line that has no newline after
@@ -12,9 +13,12 @@
 //!   `queue-operation` lines. A file with lines but none of the named agent's is refused, naming
 //!   the first line of the other agent when there is one.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::core::error::{Error, Result};
+use crate::core::jsonl::{Line, LineMap, LineSplitter};
 
 use super::session::SessionSource;
 
@@ -36,44 +40,113 @@ pub struct Lines {
 
 /// Splits JSONL text into parsed lines (empty lines skipped). A bad line is `INVALID_INPUT`
 /// naming it, except an incomplete last line when not `strict` (see the module documentation).
+/// It is [`LineReader`] fed the whole text at once.
 pub fn parse_lines(text: &str, options: ReadOptions) -> Result<Lines> {
-    let mut out = Lines {
-        lines: Vec::new(),
-        warnings: Vec::new(),
-    };
-    let ends_complete = text.ends_with('\n');
-    let mut raw_lines = text.lines().enumerate().peekable();
-    while let Some((i, raw)) = raw_lines.next() {
-        let number = i + 1;
-        let raw = raw.trim();
-        if raw.is_empty() {
-            continue;
+    let mut reader = LineReader::new(options);
+    reader.push(text.as_bytes())?;
+    reader.finish()
+}
+
+/// Reads a session file fed a piece at a time (pieces cut anywhere, [`crate::core::jsonl`]):
+/// each line is parsed as soon as it is complete, so only the parsed lines and one line of text
+/// are held.
+#[derive(Debug)]
+pub struct LineReader {
+    splitter: LineSplitter,
+    state: Reading,
+}
+
+/// What reading a line needs of a [`LineReader`] while its splitter is busy.
+#[derive(Debug)]
+struct Reading {
+    options: ReadOptions,
+    map: Option<LineMap>,
+    out: Lines,
+}
+
+impl LineReader {
+    /// A reader at the start of a file.
+    pub fn new(options: ReadOptions) -> LineReader {
+        LineReader {
+            splitter: LineSplitter::new(),
+            state: Reading {
+                options,
+                map: None,
+                out: Lines {
+                    lines: Vec::new(),
+                    warnings: Vec::new(),
+                },
+            },
         }
-        let value: Value = match serde_json::from_str(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                let last = raw_lines.peek().is_none();
-                if last && !ends_complete && !options.strict {
-                    out.warnings.push(format!(
-                        "line {number}: incomplete last line left out (the file is still being written, or was cut off)"
-                    ));
-                    break;
-                }
-                return Err(Error::invalid_input(
-                    format!("line {number}"),
-                    format!("line {number}: not valid JSON ({e})"),
-                ));
+    }
+
+    /// The reader with `map` applied to each line before it is parsed (the binding's
+    /// lone-surrogate marks).
+    pub fn with_map(mut self, map: LineMap) -> LineReader {
+        self.state.map = Some(map);
+        self
+    }
+
+    /// Feeds the next piece; a bad line that a newline ends is refused here.
+    pub fn push(&mut self, piece: &[u8]) -> Result<()> {
+        let state = &mut self.state;
+        self.splitter.push(piece, &mut |line| state.line(line))
+    }
+
+    /// Ends the file: its last line is read, and the lines are returned.
+    pub fn finish(mut self) -> Result<Lines> {
+        let state = &mut self.state;
+        self.splitter.finish(&mut |line| state.line(line))?;
+        Ok(self.state.out)
+    }
+}
+
+impl Reading {
+    fn line(&mut self, line: Line<'_>) -> Result<()> {
+        let number = line.number;
+        let refuse = |why: String| -> Result<()> {
+            Err(Error::invalid_input(
+                format!("line {number}"),
+                format!("line {number}: {why}"),
+            ))
+        };
+        // Only the text after the last newline can be an incomplete line.
+        let torn = !line.ended && !self.options.strict;
+        let raw = match line.text {
+            Ok(raw) => raw.trim(),
+            Err(_) if torn => {
+                self.leave_out(number);
+                return Ok(());
             }
+            Err(e) => return refuse(format!("not UTF-8 text ({e})")),
+        };
+        if raw.is_empty() {
+            return Ok(());
+        }
+        let raw = match self.map {
+            Some(map) => map(raw),
+            None => Cow::Borrowed(raw),
+        };
+        let value: Value = match serde_json::from_str(&raw) {
+            Ok(v) => v,
+            Err(_) if torn => {
+                self.leave_out(number);
+                return Ok(());
+            }
+            Err(e) => return refuse(format!("not valid JSON ({e})")),
         };
         if !value.is_object() {
-            return Err(Error::invalid_input(
-                format!("line {number}"),
-                format!("line {number}: expected a JSON object"),
-            ));
+            return refuse("expected a JSON object".to_string());
         }
-        out.lines.push((number, value));
+        self.out.lines.push((number, value));
+        Ok(())
     }
-    Ok(out)
+
+    fn leave_out(&mut self, number: usize) {
+        self.out.warnings.push(format!(
+            "line {number}: incomplete last line left out (the file is still being written, or was cut off)"
+        ));
+    }
 }
 
 /// The agent whose entry type a line has, if it is one of the types the module names.

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::core::error::Result;
 use crate::core::estimate::Usage;
+use crate::core::message::{Message, Role};
 use crate::core::session::{Compaction, Config, EntryKind, Header, Session};
 
 use super::session::{ImportedSession, SessionSource};
@@ -24,6 +25,16 @@ use super::session::{ImportedSession, SessionSource};
 /// holds the summary.
 pub fn session_from_imported(
     imported: &ImportedSession,
+    config: Config,
+    session_id: Option<String>,
+) -> Result<Session> {
+    session_from_imported_owned(imported.clone(), config, session_id)
+}
+
+/// [`session_from_imported`] taking the import, whose messages move into the log instead of
+/// being copied.
+pub fn session_from_imported_owned(
+    mut imported: ImportedSession,
     config: Config,
     session_id: Option<String>,
 ) -> Result<Session> {
@@ -54,13 +65,14 @@ pub fn session_from_imported(
     let mut entries: Vec<(String, EntryKind)> = Vec::new();
     let mut next = 0usize;
     // Each compaction after the messages before it; `None` closes with the messages after the last.
-    let records = imported.compactions.iter().map(Some).chain([None]);
+    let compactions = std::mem::take(&mut imported.compactions);
+    let records = compactions.iter().map(Some).chain([None]);
     for (k, record) in records.enumerate() {
         let len = imported.messages.len();
         let end = record.map_or(len, |r| r.at_message.min(len));
         for i in next..end {
             push_message(
-                imported,
+                &mut imported,
                 &ids,
                 &mut used,
                 &summary_messages,
@@ -114,7 +126,7 @@ pub fn session_from_imported(
 }
 
 fn push_message(
-    imported: &ImportedSession,
+    imported: &mut ImportedSession,
     ids: &[String],
     used: &mut HashSet<String>,
     summary_messages: &HashSet<usize>,
@@ -124,12 +136,15 @@ fn push_message(
     if summary_messages.contains(&i) {
         return;
     }
-    if let (Some(m), Some(id)) = (imported.messages.get(i), ids.get(i)) {
-        entries.push((id.clone(), EntryKind::Message(Box::new(m.clone()))));
-        let usage = match imported.source {
+    let source = imported.source;
+    if let (Some(m), Some(id)) = (imported.messages.get_mut(i), ids.get(i)) {
+        // Each message is taken once: the import is not used after this.
+        let m = std::mem::replace(m, Message::new(Role::User, Vec::new()));
+        let usage = match source {
             SessionSource::Pi => m.original.as_ref().and_then(pi_usage),
             SessionSource::ClaudeCode => None,
         };
+        entries.push((id.clone(), EntryKind::Message(Box::new(m))));
         if let Some(usage) = usage {
             let mut usage_id = format!("{id}.usage");
             let mut k = 1;

@@ -20,6 +20,7 @@ pub mod identity;
 pub mod on_demand;
 pub mod options;
 pub mod overflow;
+pub mod pieces;
 pub mod plain;
 pub mod session;
 pub mod session_compact;

@@ -360,14 +360,13 @@ impl Session {
 
     /// Reads a log written by `toJSONL` (or `flush`) by the core loader's rules: a torn last line
     /// is left out (`tornLine`) unless `strict`; `""` is an empty session. Bad lines are
-    /// `INVALID_INPUT` naming the line.
+    /// `INVALID_INPUT` naming the line. `text` may be an iterable of strings (pieces cut
+    /// anywhere), read a piece at a time.
     #[wasm_bindgen(js_name = fromJSONL)]
     pub fn from_jsonl(
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | Iterable<string>")] text: JsValue,
         options: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::json_text_arg(&text, "text")?;
-        let text = text.as_str();
         let (options, session_options, callbacks) = parse_options(&options)?;
         let inner = Inner {
             state: state_for(None, &options),
@@ -376,23 +375,21 @@ impl Session {
             callbacks,
         };
         let config = inner.config()?;
-        // An empty log (what an empty session writes) is an empty session.
-        let Some(header) = throw(core_session::loader::header(text))? else {
-            return Ok(Session {
-                inner: Rc::new(inner),
-            });
-        };
-        let format = throw(Format::parse(&header.format))?.ok_or_else(|| {
-            error_to_js(
-                &Error::invalid_input("lines[0].format", "the header must name a message format"),
-                None,
-            )
-        })?;
-        let import = crate::formats::message_importer(format);
         let load = core_session::loader::LoadOptions {
             strict: inner.session_options.strict,
+            map: Some(crate::core::surrogates::escapes_to_marks),
         };
-        let core = throw(core_session::Session::load(text, config, &import, load))?;
+        let mut reader =
+            core_session::loader::LogReader::new(load, |header: &core_session::Header| {
+                let format = Format::parse(&header.format)?.ok_or_else(|| {
+                    Error::invalid_input("lines[0].format", "the header must name a message format")
+                })?;
+                Ok(crate::formats::message_importer(format))
+            });
+        super::pieces::for_each_piece(&text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
+        // An empty log (what an empty session writes) is an empty session.
+        let core = throw(reader.finish())?
+            .map(|loaded| core_session::Session::from_loaded(config, loaded));
         let inner = Inner {
             state: state_for(core, &inner.options),
             ..inner
@@ -404,19 +401,19 @@ impl Session {
 
     /// Imports a pi or Claude Code session file, honouring the compactions the agent recorded.
     /// `read`: `{ strict?, onWarning? }` (an incomplete last line is left out with a warning
-    /// unless `strict`).
+    /// unless `strict`). `text` may be an iterable of strings (pieces cut anywhere), read a piece
+    /// at a time.
     #[wasm_bindgen(js_name = fromSessionFile)]
     pub fn from_session_file(
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | Iterable<string>")] text: JsValue,
         #[wasm_bindgen(unchecked_param_type = "\"pi\" | \"claude-code\"")] source: JsValue,
         options: JsValue,
         read: JsValue,
     ) -> Result<Session, JsValue> {
-        let text = super::convert::json_text_arg(&text, "text")?;
         let source = super::convert::text_arg(&source, "source")?;
         let (options, session_options, callbacks) = parse_options(&options)?;
         let read = super::session_file::read_args(&read, "read", &["strict", "onWarning"])?;
-        let imported = super::session_file::import(&text, &source, "source", read.options)?;
+        let imported = super::session_file::import_pieces(&text, &source, "source", read.options)?;
         super::session_file::report(&imported.warnings, read.on_warning.as_ref());
         let inner = Inner {
             state: state_for(None, &options),
@@ -424,8 +421,8 @@ impl Session {
             session_options,
             callbacks,
         };
-        let core = throw(session_log::session_from_imported(
-            &imported,
+        let core = throw(session_log::session_from_imported_owned(
+            imported,
             inner.config()?,
             inner.session_options.id.clone(),
         ))?;
@@ -514,6 +511,49 @@ impl Session {
             .as_ref()
             .map(|c| super::convert::json_text_out(c.to_jsonl()))
             .unwrap_or_default()
+    }
+
+    /// A part of `toJSONL()`: `{ text, next }`, the header (when `from` is 0) and the lines of
+    /// entries `from..` up to about `maxBytes` (1 MiB when not given; at least one line), and
+    /// the entry the next part starts at (`null`: the log is written).
+    #[wasm_bindgen(js_name = toJSONLPart)]
+    pub fn to_jsonl_part(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] from: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_bytes: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let count = |value: &JsValue, path: &str| -> Result<Option<usize>, JsValue> {
+            match value.as_f64() {
+                None if value.is_undefined() => Ok(None),
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+                    Ok(Some(n as usize))
+                }
+                _ => throw(Err(Error::invalid_input(
+                    path,
+                    format!("{path} must be a non-negative integer"),
+                ))),
+            }
+        };
+        let from = count(&from, "from")?.unwrap_or(0);
+        let max_bytes = count(&max_bytes, "maxBytes")?.unwrap_or(1 << 20);
+        let state = self.inner.state.borrow();
+        let (text, next) = state
+            .core
+            .as_ref()
+            .map(|c| c.jsonl_part(from, max_bytes))
+            .unwrap_or_default();
+        let out = js_sys::Object::new();
+        set(
+            &out,
+            "text",
+            &JsValue::from_str(&super::convert::json_text_out(text)),
+        );
+        set(
+            &out,
+            "next",
+            &next.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)),
+        );
+        Ok(out.into())
     }
 
     /// The JSONL lines written since the previous `flush` (the header the first time): append

@@ -7,9 +7,9 @@ use wasm_bindgen::JsCast;
 
 use super::error::throw;
 use crate::core::error::Error;
-use crate::formats::claude_code::import_claude_code_with;
-use crate::formats::pi_session::import_pi_session_with;
-use crate::formats::session_file::ReadOptions;
+use crate::formats::claude_code::{import_claude_code_lines, import_claude_code_with};
+use crate::formats::pi_session::{import_pi_session_lines, import_pi_session_with};
+use crate::formats::session_file::{LineReader, Lines, ReadOptions};
 use crate::formats::ImportedSession;
 
 /// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
@@ -80,11 +80,36 @@ pub fn import(
     match kind {
         "pi" => throw(import_pi_session_with(text, options)),
         "claude-code" => throw(import_claude_code_with(text, options)),
-        other => throw(Err(Error::invalid_input(
-            path,
-            format!("unknown session {path} \"{other}\": expected \"pi\" or \"claude-code\""),
-        ))),
+        other => Err(unknown(other, path)),
     }
+}
+
+/// [`import`] of `text` given as a string or an iterable of strings ([`super::pieces`]), read
+/// a piece at a time: no whole text is held.
+pub fn import_pieces(
+    text: &JsValue,
+    kind: &str,
+    path: &str,
+    options: ReadOptions,
+) -> Result<ImportedSession, JsValue> {
+    let lines_into: fn(Lines) -> crate::core::error::Result<ImportedSession> = match kind {
+        "pi" => import_pi_session_lines,
+        "claude-code" => import_claude_code_lines,
+        other => return Err(unknown(other, path)),
+    };
+    let mut reader = LineReader::new(options).with_map(crate::core::surrogates::escapes_to_marks);
+    super::pieces::for_each_piece(text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
+    throw(reader.finish().and_then(lines_into))
+}
+
+fn unknown(kind: &str, path: &str) -> JsValue {
+    super::error::to_js(
+        &Error::invalid_input(
+            path,
+            format!("unknown session {path} \"{kind}\": expected \"pi\" or \"claude-code\""),
+        ),
+        None,
+    )
 }
 
 /// Hands each warning to `onWarning` (its own errors are ignored, as `onError`'s are), or to

@@ -72,7 +72,7 @@ impl Session {
         let lines: Vec<Value> = pending
             .entries
             .iter()
-            .map(|e| json!({"id": e.id, "line": super::convert::json_text_out(e.line.clone())}))
+            .map(|e| json!({"id": e.id, "line": super::convert::json_text_out(e.line().into_owned())}))
             .collect();
         let mut out = json!({ "lines": lines });
         if let Value::Object(obj) = &mut out {

@@ -1,9 +1,10 @@
 //! The entries of a session log and their JSONL lines.
 //!
 //! A log is one header line (`{"type":"session",...}`) followed by entries, each one JSON object on
-//! one line with `type`, `id` and `parentId`. Entries are only ever appended. A line is written once,
-//! when its entry is made, and kept as it was read, so that `toJSONL → fromJSONL → toJSONL` is
-//! byte-identical.
+//! one line with `type`, `id` and `parentId`. Entries are only ever appended. A line is written
+//! from its entry when asked for; a line read that writing would not give back byte for byte (another
+//! writer's key order or numbers) is kept as it was read, so that `toJSONL → fromJSONL → toJSONL` is
+//! byte-identical while a log read back holds no second copy of what its entries hold.
 
 use serde_json::{Map, Value};
 
@@ -164,20 +165,36 @@ pub struct Entry {
     pub parent_id: Option<String>,
     /// What it holds.
     pub kind: EntryKind,
-    /// The line as written or read (no trailing newline).
-    pub line: String,
+    /// The line as read, kept only when writing the entry would not give it back (a line
+    /// written by another writer, or with a lone surrogate read as U+FFFD); `None`: written on
+    /// demand ([`Entry::line`]).
+    line: Option<String>,
 }
 
 impl Entry {
-    /// A new entry; its line is written now.
+    /// A new entry; its line is written when asked for.
     pub fn new(id: String, parent_id: Option<String>, kind: EntryKind) -> Entry {
-        let line = write_line(&id, parent_id.as_deref(), &kind);
         Entry {
             id,
             parent_id,
             kind,
-            line,
+            line: None,
         }
+    }
+
+    /// The line (no trailing newline): as read, or as this package writes the entry.
+    pub fn line(&self) -> std::borrow::Cow<'_, str> {
+        match &self.line {
+            Some(line) => std::borrow::Cow::Borrowed(line),
+            None => {
+                std::borrow::Cow::Owned(write_line(&self.id, self.parent_id.as_deref(), &self.kind))
+            }
+        }
+    }
+
+    /// Keeps `line` as the entry's line (it was read from it, and writing would not give it back).
+    pub(crate) fn keep_line(&mut self, line: &str) {
+        self.line = Some(line.to_string());
     }
 
     /// The entry as `Session.entries()` lists it: `id`, `parentId`, `type`, and for a compaction
@@ -457,11 +474,13 @@ pub fn read_line(
             ))
         }
     };
+    // The line is kept only when writing the entry would not give it back byte for byte.
+    let kept = (write_line(&id, parent_id.as_deref(), &kind) != line).then(|| line.to_string());
     Ok(Entry {
         id,
         parent_id,
         kind,
-        line: line.to_string(),
+        line: kept,
     })
 }
 

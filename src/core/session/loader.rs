@@ -1,5 +1,6 @@
 //! Reading a session log back: exactly as lenient as a log written by a process that may have
-//! died mid-line, and as strict as the live context needs.
+//! died mid-line, and as strict as the live context needs. [`LogReader`] reads it a piece at a
+//! time (each entry as its line completes); [`read`] is the same reader fed the whole text.
 //!
 //! Lenient (both modes):
 //! - a byte-order mark before the header is skipped;
@@ -21,18 +22,25 @@
 //! - an id named by the latest compaction (`firstKeptEntryId`, `systemEntryIds`,
 //!   `pinnedEntryIds`, `keptEntryIds`) that names no entry: the live context would silently lose messages.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use serde_json::Value;
+
 use crate::core::error::{Error, Result};
+use crate::core::jsonl::{Line, LineMap, LineSplitter};
+use crate::core::message::Message;
 
 use super::entry::{self, Entry, EntryKind, Header};
 use super::Import;
 
 /// How a log is read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
     /// Refuse a torn last line instead of leaving it out.
     pub strict: bool,
+    /// A change made to each line before it is read (the binding's lone-surrogate marks).
+    pub map: Option<LineMap>,
 }
 
 /// What reading a log noticed without refusing it.
@@ -65,54 +73,148 @@ pub fn header(text: &str) -> Result<Option<Header>> {
     }
 }
 
-/// Reads `text` (see the module documentation); `None` for an empty log.
+/// Reads `text` (see the module documentation); `None` for an empty log. It is [`LogReader`]
+/// fed the whole text at once.
 pub fn read(text: &str, import: Import<'_>, options: LoadOptions) -> Result<Option<Loaded>> {
-    let text = strip_bom(text);
-    let complete = text.ends_with('\n');
-    let mut lines = text
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-        .filter(|(_, l)| !l.trim().is_empty())
-        .peekable();
-    let Some((_, first)) = lines.next() else {
-        return Ok(None);
-    };
-    let header = Header::read(first)?;
-    let mut log = Vec::new();
-    let mut numbers = Vec::new();
-    let mut ids = HashMap::new();
-    let mut report = LoadReport::default();
-    while let Some((number, line)) = lines.next() {
-        let last = lines.peek().is_none();
-        let entry = match read_line(line, number, import) {
+    let mut reader = LogReader::new(options, |_: &Header| Ok(import));
+    reader.push(text.as_bytes())?;
+    reader.finish()
+}
+
+/// Reads a log fed a piece at a time (pieces cut anywhere, [`crate::core::jsonl`]): each entry
+/// is read as soon as its line is complete, so only the entries and one line are held. `choose`
+/// gives the message importer for the format the header names.
+pub struct LogReader<C, I> {
+    splitter: LineSplitter,
+    state: State<C, I>,
+}
+
+struct State<C, I> {
+    options: LoadOptions,
+    choose: C,
+    head: Option<(Header, I)>,
+    log: Vec<Entry>,
+    numbers: Vec<usize>,
+    ids: HashMap<String, usize>,
+    report: LoadReport,
+}
+
+impl<C, I> LogReader<C, I>
+where
+    C: FnMut(&Header) -> Result<I>,
+    I: Fn(&Value, &str) -> Result<Message>,
+{
+    /// A reader at the start of a log.
+    pub fn new(options: LoadOptions, choose: C) -> LogReader<C, I> {
+        LogReader {
+            splitter: LineSplitter::new(),
+            state: State {
+                options,
+                choose,
+                head: None,
+                log: Vec::new(),
+                numbers: Vec::new(),
+                ids: HashMap::new(),
+                report: LoadReport::default(),
+            },
+        }
+    }
+
+    /// Feeds the next piece of the log; a bad line that a newline ends is refused here.
+    pub fn push(&mut self, piece: &[u8]) -> Result<()> {
+        let state = &mut self.state;
+        self.splitter.push(piece, &mut |line| state.line(line))
+    }
+
+    /// Ends the log: its last line, then the link rules; `None` for an empty log.
+    pub fn finish(mut self) -> Result<Option<Loaded>> {
+        let state = &mut self.state;
+        self.splitter.finish(&mut |line| state.line(line))?;
+        let State {
+            head,
+            log,
+            numbers,
+            ids,
+            report,
+            ..
+        } = self.state;
+        let Some((header, _)) = head else {
+            return Ok(None);
+        };
+        check_links(&log, &ids, &numbers)?;
+        Ok(Some(Loaded {
+            header,
+            log,
+            ids,
+            report,
+        }))
+    }
+}
+
+impl<C, I> State<C, I>
+where
+    C: FnMut(&Header) -> Result<I>,
+    I: Fn(&Value, &str) -> Result<Message>,
+{
+    fn line(&mut self, line: Line<'_>) -> Result<()> {
+        let number = line.number;
+        if self.report.torn_line.is_some() {
+            return Ok(());
+        }
+        let text = match line.text {
+            Ok(text) => text,
+            // Cut inside a character: a torn write.
+            Err(e) if !line.ended && !self.options.strict && self.head.is_some() => {
+                self.report.torn_line = Some((number, format!("not UTF-8 text: {e}")));
+                return Ok(());
+            }
+            Err(e) => {
+                return Err(Error::invalid_input(
+                    format!("lines[{}]", number - 1),
+                    format!("line {number} is not UTF-8 text: {e}"),
+                ))
+            }
+        };
+        let text = if number == 1 { strip_bom(text) } else { text };
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let text = match self.options.map {
+            Some(map) => map(text),
+            None => Cow::Borrowed(text),
+        };
+        let Some((_, import)) = &self.head else {
+            let header = Header::read(&text)?;
+            let import = (self.choose)(&header)?;
+            self.head = Some((header, import));
+            return Ok(());
+        };
+        let entry = match read_line(&text, number, import) {
             Ok(entry) => entry,
-            Err(e) if last && !complete && !options.strict && is_syntax_error(line) => {
-                report.torn_line = Some((number, e.message));
-                break;
+            Err(e) if !line.ended && !self.options.strict && is_syntax_error(&text) => {
+                self.report.torn_line = Some((number, e.message));
+                return Ok(());
             }
             Err(e) => return Err(e),
         };
-        if ids.insert(entry.id.clone(), log.len()).is_some() {
+        if self.ids.insert(entry.id.clone(), self.log.len()).is_some() {
             return Err(Error::invalid_input(
                 format!("lines[{}].id", number - 1),
                 format!("line {number}: entry id \"{}\" appears twice", entry.id),
             ));
         }
-        log.push(entry);
-        numbers.push(number);
+        self.log.push(entry);
+        self.numbers.push(number);
+        Ok(())
     }
-    check_links(&log, &ids, &numbers)?;
-    Ok(Some(Loaded {
-        header,
-        log,
-        ids,
-        report,
-    }))
 }
 
 /// One entry line; a lone surrogate escape is read as U+FFFD (the line is kept as written).
-fn read_line(line: &str, number: usize, import: Import<'_>) -> Result<Entry> {
+fn read_line(
+    line: &str,
+    number: usize,
+    import: &dyn Fn(&Value, &str) -> Result<Message>,
+) -> Result<Entry> {
     match entry::read_line(line, number, import) {
         Err(e) => {
             let replaced = replace_lone_surrogates(line);
@@ -120,7 +222,7 @@ fn read_line(line: &str, number: usize, import: Import<'_>) -> Result<Entry> {
                 return Err(e);
             }
             let mut entry = entry::read_line(&replaced, number, import)?;
-            entry.line = line.to_string();
+            entry.keep_line(line);
             Ok(entry)
         }
         ok => ok,

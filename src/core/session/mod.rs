@@ -604,14 +604,37 @@ impl Session {
     /// The whole log as JSONL (header first; every line ends with a newline).
     pub fn to_jsonl(&self) -> String {
         self.header_given_out();
-        let mut out = String::with_capacity(self.log.iter().map(|e| e.line.len() + 1).sum());
+        let mut out = String::new();
         out.push_str(&self.header.line);
         out.push('\n');
         for e in &self.log {
-            out.push_str(&e.line);
+            out.push_str(&e.line());
             out.push('\n');
         }
         out
+    }
+
+    /// A part of [`Session::to_jsonl`], to write a long log without holding it whole: the header
+    /// (when `from` is 0) and the lines of entries `from..`, as many as fit in `max_bytes` (at
+    /// least one), and the entry the next part starts at (`None`: the log is written). The parts
+    /// from 0 to the end, joined, are `to_jsonl()`.
+    pub fn jsonl_part(&self, from: usize, max_bytes: usize) -> (String, Option<usize>) {
+        let mut out = String::new();
+        if from == 0 {
+            self.header_given_out();
+            out.push_str(&self.header.line);
+            out.push('\n');
+        }
+        let mut next = from;
+        for e in self.log.iter().skip(from) {
+            if next > from && out.len() >= max_bytes {
+                break;
+            }
+            out.push_str(&e.line());
+            out.push('\n');
+            next += 1;
+        }
+        (out, (next < self.log.len()).then_some(next))
     }
 
     /// The lines written since the previous call (the header included the first time): append
@@ -625,7 +648,7 @@ impl Session {
             self.header_flushed = true;
         }
         for e in self.log.iter().skip(self.flushed) {
-            out.push_str(&e.line);
+            out.push_str(&e.line());
             out.push('\n');
         }
         self.flushed = self.log.len();
@@ -651,6 +674,12 @@ impl Session {
         let Some(loaded) = loader::read(text, import, options)? else {
             return Ok(None);
         };
+        Ok(Some(Session::from_loaded(config, loaded)))
+    }
+
+    /// The session of a log read back ([`loader::read`], or [`loader::LogReader`] fed a piece
+    /// at a time).
+    pub fn from_loaded(config: Config, loaded: loader::Loaded) -> Session {
         let mut seq = 0u64;
         for entry in &loaded.log {
             if let Some(n) = shared::entry_seq(&entry.id) {
@@ -682,7 +711,7 @@ impl Session {
         s.recognizer = Recognizer::with(&s.config.settings.summary);
         s.recognize_logged();
         s.rebuild();
-        Ok(Some(s))
+        s
     }
 
     /// What reading the log noticed without refusing it (a torn last line left out).

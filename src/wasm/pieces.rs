@@ -1,0 +1,75 @@
+//! The text argument of `Session.fromJSONL` and `Session.fromSessionFile`: one string, or an
+//! iterable of strings read a piece at a time (the pieces may be cut anywhere: a surrogate pair
+//! cut between two pieces is put back together before it crosses, so it is not read as two lone
+//! surrogates).
+
+use js_sys::JsString;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::error::throw;
+use crate::core::error::Error;
+
+/// The high (first) surrogates, as `charCodeAt` gives them.
+const HIGH_FIRST: f64 = 55296.0;
+const HIGH_LAST: f64 = 56319.0;
+
+/// Hands `each` the text of `value` as UTF-8: a string whole, an iterable's strings one by one.
+/// Anything else, or an element that is not a string, is `INVALID_INPUT` at `path`.
+pub fn for_each_piece(
+    value: &JsValue,
+    path: &str,
+    mut each: impl FnMut(&str) -> Result<(), JsValue>,
+) -> Result<(), JsValue> {
+    if value.is_string() {
+        return each(&super::convert::text_arg(value, path)?);
+    }
+    let not_text = || {
+        throw::<()>(Err(Error::invalid_input(
+            path,
+            format!(
+                "expected a string or an iterable of strings, got {}",
+                value.js_typeof().as_string().unwrap_or_default()
+            ),
+        )))
+    };
+    let iterable = value.is_object() && !value.is_null();
+    let Some(items) = (if iterable {
+        js_sys::try_iter(value)?
+    } else {
+        None
+    }) else {
+        return not_text();
+    };
+    // The high surrogate that ended the previous piece, waiting for its pair.
+    let mut held: Option<JsString> = None;
+    for (i, item) in items.enumerate() {
+        let item = item?;
+        let Some(piece) = item.dyn_ref::<JsString>() else {
+            return throw(Err(Error::invalid_input(
+                format!("{path}[{i}]"),
+                format!(
+                    "each piece must be a string, got {}",
+                    item.js_typeof().as_string().unwrap_or_default()
+                ),
+            )));
+        };
+        let mut piece = match held.take() {
+            Some(high) => high.concat(piece),
+            None => piece.clone(),
+        };
+        let len = piece.length();
+        if len > 0 && (HIGH_FIRST..=HIGH_LAST).contains(&piece.char_code_at(len - 1)) {
+            held = Some(piece.slice(len - 1, len));
+            piece = piece.slice(0, len - 1);
+        }
+        if piece.length() > 0 {
+            each(&super::convert::text_arg(&piece, path)?)?;
+        }
+    }
+    // A high surrogate at the very end has no pair: it crosses as the lone surrogate it is.
+    if let Some(high) = held {
+        each(&super::convert::text_arg(&high, path)?)?;
+    }
+    Ok(())
+}
