@@ -96,7 +96,7 @@ fn a_byte_limit_splits_a_copy_into_single_lines_at_least() {
     assert_eq!(copy.text(), s.to_jsonl());
     assert!(s.log_since(1).is_none());
     s.append((0..10).map(|i| user(&format!("more {i}"))).collect());
-    let line = s.log()[10].line.len() + 1;
+    let line = s.log()[10].line().len() + 1;
     assert_eq!(copy.catch_up(&mut s, 3 * line + 1), 4);
     assert_eq!(copy.text(), s.to_jsonl());
 }
@@ -139,7 +139,12 @@ fn a_merge_of_other_writers_lines_rewinds_the_copy_to_the_first_pending_entry() 
     let mut b = Session::from_jsonl(&a.to_jsonl(), config(), &import).unwrap();
     b.set_id_tag(Some("b".into()));
     b.append(vec![user("from b")]);
-    let theirs: Vec<String> = b.pending().entries.iter().map(|e| e.line.clone()).collect();
+    let theirs: Vec<String> = b
+        .pending()
+        .entries
+        .iter()
+        .map(|e| e.line().into_owned())
+        .collect();
     a.append(vec![user("a pending 1"), user("a pending 2")]);
     let mut copy = Copy::default();
     copy.catch_up(&mut a, 1 << 20);

@@ -165,9 +165,9 @@ impl Host for Commit {
     fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {
         let a = &self.a;
         // Seed 003's `hidden`: what a prune hid in the summarized messages.
-        done.digest = self
-            .inner
-            .digest_with_hidden(a, &input.plan, std::mem::take(&mut done.digest));
+        done.digest =
+            self.inner
+                .digest_with_hidden(a, &input.plan, std::mem::take(&mut done.digest));
         let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
         if self.kind.is_automatic() {

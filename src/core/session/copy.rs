@@ -75,10 +75,11 @@ impl Session {
         let mut lines = String::new();
         let mut count = 0;
         for e in self.log.iter().skip(from) {
-            if count > 0 && lines.len() + e.line.len() >= byte_limit {
+            let line = e.line();
+            if count > 0 && lines.len() + line.len() >= byte_limit {
                 break;
             }
-            lines.push_str(&e.line);
+            lines.push_str(&line);
             lines.push('\n');
             count += 1;
         }
