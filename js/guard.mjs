@@ -24,7 +24,7 @@ const REVOKED = /proxy that has been revoked/i;
 // At most this many bytes of log lines cross per copy call (a larger gain takes several calls).
 const COPY_LIMIT = 1 << 20;
 // Session members that never change the log or its bookkeeping: no copy after them.
-const READS = new Set(["toJSONL", "entries", "memory", "plan", "__storePending", "__logSince"]);
+const READS = new Set(["toJSONL", "toJSONLPart", "entries", "memory", "plan", "__storePending", "__logSince"]);
 // Methods whose answer is a promise: a failure in the call itself rejects it too.
 const ASYNC = new Set(["compact", "maybeCompact", "prepare"]);
 // Members of the glue that are not forwarded.
