@@ -6,13 +6,13 @@
 //! entry of each; a Compactor has no log, so each item names the message by its index in the
 //! caller's array: `{ message, part, tool, output | input }`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::store::MessageStore;
-use crate::core::message::{Message, Part};
-use crate::core::plan::{Disposition, Plan};
+use crate::core::message::Message;
+use crate::core::plan::Plan;
 use crate::core::session::view::replacement_of;
-use crate::core::session::Replacement;
+use crate::core::summary::hidden_list::{listed, HiddenList};
 
 /// `digest` with the hidden parts of the messages `plan` summarizes or drops. `history`: the
 /// planned messages; `caller(i)`: the store id of planned message `i` and its index in the
@@ -24,20 +24,9 @@ pub fn with_hidden<V>(
     plan: &Plan,
     caller: impl Fn(usize) -> Option<(u32, usize)>,
 ) -> Value {
-    let calls: std::collections::HashMap<&str, &str> = history
-        .iter()
-        .flat_map(|m| m.parts.iter())
-        .filter_map(|p| match p {
-            Part::ToolCall { id, name, .. } => Some((id.as_str(), name.as_str())),
-            _ => None,
-        })
-        .collect();
-    let mut items = Vec::new();
+    let mut list = HiddenList::new(history);
     for (i, d) in plan.dispositions.iter().enumerate() {
-        if !matches!(
-            d,
-            Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-        ) {
+        if !listed(d) {
             continue;
         }
         let Some((id, index)) = caller(i) else {
@@ -47,40 +36,12 @@ pub fn with_hidden<V>(
             continue;
         };
         for &part in &stored.hidden {
-            let Some(p) = stored.message.parts.get(part) else {
+            let p = stored.message.parts.get(part);
+            let Some(replacement) = p.and_then(replacement_of) else {
                 continue;
             };
-            let tool = match p {
-                Part::ToolCall { name, .. } => Some(name.as_str()),
-                Part::ToolResult { id, name, .. } => {
-                    name.as_deref().or_else(|| calls.get(id.as_str()).copied())
-                }
-                _ => None,
-            };
-            let mut item = Map::new();
-            item.insert("message".into(), Value::from(index));
-            item.insert("part".into(), Value::from(part));
-            item.insert(
-                "tool".into(),
-                tool.map_or(Value::Null, |n| Value::String(n.to_string())),
-            );
-            match replacement_of(p) {
-                Some(Replacement::Output(text)) => {
-                    item.insert("output".into(), Value::String(text))
-                }
-                Some(Replacement::Input(value)) => item.insert("input".into(), value),
-                None => continue,
-            };
-            items.push(Value::Object(item));
+            list.push(("message", Value::from(index)), part, p, replacement);
         }
     }
-    if items.is_empty() {
-        return digest;
-    }
-    let mut obj = match digest {
-        Value::Object(obj) => obj,
-        _ => Map::new(),
-    };
-    obj.insert("hidden".into(), Value::Array(items));
-    Value::Object(obj)
+    list.into_digest(digest)
 }

@@ -17,13 +17,14 @@
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::message::{format_iso8601_millis, Message, Part};
+use crate::core::message::{format_iso8601_millis, Message};
 use crate::core::plan::truncate::truncate_part;
 use crate::core::plan::{Disposition, Plan};
 use crate::core::prune::{self, PruneAction};
 
 use super::entry::{Compaction, Entry, EntryKind, Hidden};
 use super::view::replacement_of;
+use crate::core::summary::hidden_list::{listed, HiddenList};
 use crate::core::summary::Recognizer;
 
 /// What a snapshot item is.
@@ -300,24 +301,12 @@ fn log_run(snapshot: &Snapshot, log: &[Entry], from: usize) -> usize {
 }
 
 /// `digest` with `hidden`: the hidden parts of the messages the plan summarizes or drops, in
-/// order, with the tool they belong to and their replacement.
+/// order, each named by its log entry ([`HiddenList`]).
 fn with_hidden_digest(digest: Value, snapshot: &Snapshot, plan: &Plan, log: &[Entry]) -> Value {
     let hidden = super::view::hidden_parts(log);
-    let calls: std::collections::HashMap<&str, &str> = snapshot
-        .messages
-        .iter()
-        .flat_map(|m| m.parts.iter())
-        .filter_map(|p| match p {
-            Part::ToolCall { id, name, .. } => Some((id.as_str(), name.as_str())),
-            _ => None,
-        })
-        .collect();
-    let mut items = Vec::new();
+    let mut list = HiddenList::new(&snapshot.messages);
     for (i, d) in plan.dispositions.iter().enumerate() {
-        if !matches!(
-            d,
-            Disposition::Summarize | Disposition::TurnPrefix | Disposition::Drop
-        ) {
+        if !listed(d) {
             continue;
         }
         let (Some(Source::Entry(id)), Some(m)) =
@@ -326,38 +315,15 @@ fn with_hidden_digest(digest: Value, snapshot: &Snapshot, plan: &Plan, log: &[En
             continue;
         };
         for h in hidden.get(id.as_str()).into_iter().flatten() {
-            let tool = match m.parts.get(h.part) {
-                Some(Part::ToolCall { name, .. }) => Some(name.as_str()),
-                Some(Part::ToolResult { id, name, .. }) => {
-                    name.as_deref().or_else(|| calls.get(id.as_str()).copied())
-                }
-                _ => None,
-            };
-            let tool = tool.map_or(Value::Null, |n| Value::String(n.to_string()));
-            let mut item = serde_json::Map::new();
-            item.insert("entryId".into(), Value::String(id.clone()));
-            item.insert("part".into(), Value::from(h.part));
-            item.insert("tool".into(), tool);
-            match &h.replacement {
-                super::entry::Replacement::Output(text) => {
-                    item.insert("output".into(), Value::String(text.clone()));
-                }
-                super::entry::Replacement::Input(value) => {
-                    item.insert("input".into(), value.clone());
-                }
-            }
-            items.push(Value::Object(item));
+            list.push(
+                ("entryId", Value::String(id.clone())),
+                h.part,
+                m.parts.get(h.part),
+                h.replacement.clone(),
+            );
         }
     }
-    if items.is_empty() {
-        return digest;
-    }
-    let mut obj = match digest {
-        Value::Object(obj) => obj,
-        _ => serde_json::Map::new(),
-    };
-    obj.insert("hidden".into(), Value::Array(items));
-    Value::Object(obj)
+    list.into_digest(digest)
 }
 
 /// The parts of kept messages the plan prunes or truncates, as hidden parts.

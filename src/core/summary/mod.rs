@@ -32,6 +32,7 @@ pub mod continuation;
 pub mod digest;
 pub mod error_line;
 pub mod extractive;
+pub mod hidden_list;
 pub mod job;
 pub mod pending;
 pub mod pieces;
