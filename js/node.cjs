@@ -3,7 +3,9 @@
 // Exact encodings load by themselves from the package directory on first use.
 const fs = require("node:fs");
 const path = require("node:path");
-const wasm = require("../pkg/node/context_compaction.js");
+// wasm-bindgen's web glue, built to CommonJS (scripts/build.sh), on the module the web entry uses.
+const wasm = require("../pkg/node/context_compaction.cjs");
+wasm.initSync({ module: fs.readFileSync(path.join(__dirname, "..", "pkg", "web", "context_compaction_bg.wasm")) });
 const { guard } = require("../pkg/node/guard.cjs");
 const { installDriver } = require("../pkg/node/driver.cjs");
 const { makeCompactionMiddleware } = require("../pkg/node/ai-sdk.cjs");

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the wasm package in release for Node (CommonJS) and the web (ES module + init; also what
-# bundlers get) into pkg/node and pkg/web: cargo, then wasm-bindgen with the reset-state function
-# (a trap replaces the instance, see js/guard.mjs), then wasm-opt from the npm package `binaryen`;
-# then the CommonJS builds (esbuild) and the declarations of both module systems (pkg/types).
+# Builds the wasm package in release: cargo, then wasm-bindgen's `web` target with the reset-state
+# function (a trap replaces the instance, see js/guard.mjs) into pkg/web, then wasm-opt from the npm
+# package `binaryen`; then the CommonJS builds for Node (esbuild, pkg/node) and the declarations of
+# both module systems (pkg/types).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -10,36 +10,27 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 cargo build --quiet --lib --release --target wasm32-unknown-unknown
 input=target/wasm32-unknown-unknown/release/context_compaction.wasm
 rm -rf pkg/node pkg/web pkg/bundler pkg/types
-for target in nodejs web; do
-  case "$target" in
-    nodejs) out=node ;;
-    *) out=$target ;;
-  esac
-  wasm-bindgen --target "$target" --out-dir "pkg/$out" --out-name context_compaction \
-    --experimental-reset-state-function "$input"
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals "pkg/$out/context_compaction_bg.wasm" -o "pkg/$out/context_compaction_bg.wasm"
-done
-# The snippets (js/snippets/*.js, ES modules) are `require`d by the CommonJS Node glue: esbuild
-# writes each as real CommonJS in place. The trap guard (js/guard.mjs), the driver of compactions
-# (js/driver.mjs), the AI SDK middleware (js/ai-sdk.mjs) and the LangChain adapter become CommonJS
-# the same way. The glue is used as wasm-bindgen wrote it: the module holds no closure.
-find pkg/node/snippets -name '*.js' | while read -r snippet; do
-  esbuild "$snippet" --format=cjs --platform=neutral --log-level=warning --outfile="$snippet" --allow-overwrite
-done
+# One module and one glue: wasm-bindgen's `web` target, used as it writes it (the module hands no
+# closure to JS; tests/js/driver.test.mjs fails if the glue is edited or holds closure code).
+wasm-bindgen --target web --out-dir pkg/web --out-name context_compaction \
+  --experimental-reset-state-function "$input"
+wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals pkg/web/context_compaction_bg.wasm -o pkg/web/context_compaction_bg.wasm
+# The package's declarations are js/types (hand-written, tied to the code by
+# tests/js/declarations.test.mjs): the glue's generated ones are not shipped.
+rm -f pkg/web/*.d.ts
+# Node's CommonJS build of that same glue, snippets included (esbuild bundles the ES module into
+# real CommonJS; nothing is edited): js/node.cjs instantiates it with `initSync` from the web
+# target's module, so both entries run the same bytes. The glue's own async init, which alone reads
+# `import.meta.url`, is never called in Node.
+mkdir -p pkg/node
+esbuild pkg/web/context_compaction.js --bundle --format=cjs --platform=node --log-level=warning \
+  --log-override:empty-import-meta=silent --outfile=pkg/node/context_compaction.cjs
+# The trap guard (js/guard.mjs), the driver of compactions (js/driver.mjs), the AI SDK middleware
+# (js/ai-sdk.mjs) and the LangChain adapter as CommonJS the same way.
 for module in guard driver ai-sdk langchain-adapter; do
   esbuild "js/$module.mjs" --format=cjs --platform=neutral --log-level=warning --outfile="pkg/node/$module.cjs"
 done
-# The package's declarations are js/types (hand-written, tied to the code by
-# tests/js/declarations.test.mjs): the glue's generated ones are not shipped.
-rm -f pkg/node/*.d.ts pkg/web/*.d.ts
-# Both targets' modules are the same bytes: the package ships the web one only, and the Node glue
-# reads it from there (checked; if they ever differ, each target keeps its own).
-if cmp -s pkg/node/context_compaction_bg.wasm pkg/web/context_compaction_bg.wasm; then
-  rm pkg/node/context_compaction_bg.wasm
-  sed -i 's|${__dirname}/context_compaction_bg.wasm|${__dirname}/../web/context_compaction_bg.wasm|' pkg/node/context_compaction.js
-  grep -q '../web/context_compaction_bg.wasm' pkg/node/context_compaction.js
-fi
 # The store-backed Session and Compactor (js/stored-session.mjs, js/stored-compactor.mjs) and the stores' subpath entries as real
 # CommonJS builds (esbuild, from npm); the stores' clients (better-sqlite3, pg, ioredis, idb,
 # bullmq) stay outside them: optional peer dependencies.

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = new URL("../../", import.meta.url);
-const glue = ["pkg/node/context_compaction.js", "pkg/web/context_compaction.js"].map((p) => fileURLToPath(new URL(p, root)));
+const glue = ["pkg/node/context_compaction.cjs", "pkg/web/context_compaction.js"].map((p) => fileURLToPath(new URL(p, root)));
 
 test("the built glue is wasm-bindgen's, unpatched and without closures", () => {
   for (const file of glue) {
@@ -21,6 +21,11 @@ test("the built glue is wasm-bindgen's, unpatched and without closures", () => {
     assert.doesNotMatch(text, /__wbg_adapter|closure\d+_externref_shim|wasm_bindgen__convert__closures/, file);
   }
   assert.equal(fs.existsSync(fileURLToPath(new URL("scripts/stale-closures.mjs", root))), false);
+  // Node runs the web target's glue bundled to CommonJS by esbuild: the build edits no generated file.
+  const build = fs.readFileSync(fileURLToPath(new URL("scripts/build.sh", root)), "utf8");
+  assert.doesNotMatch(build, /\bsed\b|\bperl\b|fast-strings|--target nodejs/);
+  assert.equal(fs.existsSync(fileURLToPath(new URL("scripts/fast-strings.mjs", root))), false);
+  assert.equal(fs.existsSync(fileURLToPath(new URL("pkg/node/context_compaction.js", root))), false);
   // The module's own dependencies (a test suite may await promises).
   const cargo = fs.readFileSync(fileURLToPath(new URL("Cargo.toml", root)), "utf8");
   const sections = cargo.split(/^(?=\[)/m).filter((s) => /^\[(dependencies|target\.[^\]]*\.dependencies)\]/.test(s));

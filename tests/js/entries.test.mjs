@@ -5,9 +5,10 @@ import { createRequire } from "node:module";
 import * as esm from "context-compaction";
 
 const require = createRequire(import.meta.url);
-const raw = require("../../pkg/node/context_compaction.js");
+const raw = require("../../pkg/node/context_compaction.cjs");
 const cjs = require("../../js/node.cjs");
-const api = Object.keys(raw).filter((k) => !k.startsWith("__")).sort();
+// The glue's own initialisers (`initSync`, the default async init) are not API: the entries run them.
+const api = Object.keys(raw).filter((k) => !k.startsWith("__") && k !== "initSync" && k !== "default").sort();
 
 test("the Node entries export every function and class of the bindings, and no internal one", () => {
   assert.ok(api.length >= 12, api.join(", "));

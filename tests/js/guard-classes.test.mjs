@@ -13,7 +13,7 @@ import * as esm from "context-compaction";
 
 const require = createRequire(import.meta.url);
 const cjs = require("../../js/node.cjs");
-const glue = require("../../pkg/node/context_compaction.js");
+const glue = require("../../pkg/node/context_compaction.cjs");
 const { Session, Compactor, CompactionError } = cjs;
 const options = { contextWindow: 8000, summarize: "extractive" };
 const turn = (i) => [{ role: "user", content: `question ${i} ` + "word ".repeat(200) }, { role: "assistant", content: `answer ${i} ` + "text ".repeat(200) }];
