@@ -8,11 +8,9 @@
 
 use super::analyze::{Analyzed, Inner};
 use super::convert::{get, originals, outgoing, set, to_js};
-use super::driven::{unchanged_json, Driven, Host, Requests};
-use super::options::Callbacks;
+use super::driven::{unchanged_json, Driven, Host, Owner, Requests};
 use crate::core::driver::next_round;
-use crate::core::options::Options;
-use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start, Step};
+use crate::core::pipeline::{Compacted, Input, Job, Kind, Start};
 use crate::core::render::Origin;
 use js_sys::Array;
 use std::rc::Rc;
@@ -150,16 +148,8 @@ struct Commit {
 }
 
 impl Host for Commit {
-    fn options(&self) -> &Options {
-        &self.inner.options
-    }
-
-    fn callbacks(&self) -> &Callbacks {
-        &self.inner.callbacks
-    }
-
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
-        f(&mut self.inner.state.borrow_mut().pipeline)
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
     }
 
     fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {

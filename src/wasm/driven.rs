@@ -6,6 +6,8 @@
 //! JS (raising an error, checking the signal, the commit) are taken here, in the same call. The
 //! caller's values (answers, thrown errors, abort reasons) are kept here and named by id.
 
+use std::cell::RefMut;
+
 use js_sys::{Array, Function, JsString, Object};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -23,18 +25,52 @@ use crate::core::summary::answer::MAX_ANSWER_UNITS;
 use crate::core::summary::job::PieceRequest;
 use crate::formats::Format;
 
-/// The handle a compaction runs for: it owns the pipeline, commits, and builds the results.
-pub trait Host {
-    /// The handle's options and callbacks.
+/// What a driven compaction reads of the handle it runs for: its options, its callbacks and its
+/// pipeline (borrowed only while the core takes a step, never while JS runs).
+pub trait Owner {
     fn options(&self) -> &Options;
     fn callbacks(&self) -> &Callbacks;
-    /// Runs `f` on the handle's pipeline (borrowed only for it).
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step;
+    fn pipeline(&self) -> RefMut<'_, Pipeline>;
+}
+
+impl Owner for super::analyze::Inner {
+    fn options(&self) -> &Options {
+        &self.options
+    }
+    fn callbacks(&self) -> &Callbacks {
+        &self.callbacks
+    }
+    fn pipeline(&self) -> RefMut<'_, Pipeline> {
+        RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+    }
+}
+
+impl Owner for super::session::Inner {
+    fn options(&self) -> &Options {
+        &self.options
+    }
+    fn callbacks(&self) -> &Callbacks {
+        &self.callbacks
+    }
+    fn pipeline(&self) -> RefMut<'_, Pipeline> {
+        RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+    }
+}
+
+/// The handle a compaction runs for: it gives only what differs between handles (the commit, the
+/// result of a call that changed nothing, what a failure or an answer does to it).
+pub trait Host {
+    /// The handle's state.
+    fn owner(&self) -> &dyn Owner;
     /// Makes the compaction the handle's: the call's result, or the error to reject with. It may
     /// take the messages back from `input` (the job no longer reads them).
-    fn commit(&mut self, input: &mut Input, compacted: Compacted) -> Result<JsValue, JsValue>;
+    fn commit(&mut self, _input: &mut Input, _done: Compacted) -> Result<JsValue, JsValue> {
+        Ok(JsValue::UNDEFINED)
+    }
     /// The result of a call that changed nothing, with `warning`.
-    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue>;
+    fn unchanged(&self, _tokens: usize, _warning: &str) -> Result<JsValue, JsValue> {
+        Ok(JsValue::UNDEFINED)
+    }
     /// A failure of the compaction is about to be reported.
     fn failed(&self, _error: &JsValue) {}
     /// The answer of a single request ([`Once`]).
@@ -204,10 +240,8 @@ impl Driven {
     fn step(&mut self, event: Event) -> Step {
         match &mut self.machine {
             Machine::Job(job) => {
-                let mut event = Some(event);
-                self.host.with_pipeline(&mut |pipeline| {
-                    job.next(pipeline, event.take().unwrap_or(Event::Ready))
-                })
+                let mut pipeline = self.host.owner().pipeline();
+                job.next(&mut pipeline, event)
             }
             Machine::Once(once) => once.next(event),
         }
@@ -249,7 +283,7 @@ impl Driven {
         if let Some(i) = &piece.instructions {
             set(&obj, "instructions", &str(i));
         }
-        let options = self.host.options();
+        let options = self.host.owner().options();
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
             Continuing::of(options, all, r.format, r.tokens_before)
@@ -340,7 +374,7 @@ impl Driven {
 
     /// `{ summarize, onBeforeCompaction, onProgress, onAfterCompaction, onError, timeoutMs }`.
     pub fn hooks(&self) -> JsValue {
-        let c = self.host.callbacks();
+        let c = self.host.owner().callbacks();
         let obj = Object::new();
         let put = |k: &str, f: &Option<Function>| {
             if let Some(f) = f {
@@ -352,7 +386,7 @@ impl Driven {
         put("onProgress", &c.on_progress);
         put("onAfterCompaction", &c.on_after);
         put("onError", &c.on_error);
-        let ms = self.host.options().timeout_ms as f64;
+        let ms = self.host.owner().options().timeout_ms as f64;
         set(&obj, "timeoutMs", &JsValue::from_f64(ms));
         obj.into()
     }
