@@ -291,3 +291,32 @@ fn anthropic_results_in_a_user_message_become_a_tool_message_and_openai_names_co
     assert!(validate(&messages).is_empty());
     assert_eq!(messages[1].role, Role::Tool);
 }
+
+#[test]
+fn convert_options_are_parsed_with_their_paths() {
+    use context_compaction::formats::convert::parse_options;
+    let (from, to, o) = parse_options(&json!({"to": "openai"})).unwrap();
+    assert_eq!(
+        (from, to, o.answer_unanswered),
+        (None, Format::OpenAi, true)
+    );
+    let (from, _, o) =
+        parse_options(&json!({"from": "pi", "to": "anthropic", "unansweredCalls": "keep"}))
+            .unwrap();
+    assert_eq!((from, o.answer_unanswered), (Some(Format::Pi), false));
+    for (bad, path) in [
+        (json!({}), "options.to"),
+        (json!({"to": 3}), "options.to"),
+        (json!({"to": "openai", "from": "x"}), "options.from"),
+        (
+            json!({"to": "openai", "unansweredCalls": "drop"}),
+            "options.unansweredCalls",
+        ),
+    ] {
+        let e = parse_options(&bad).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_deref()),
+            ("INVALID_OPTIONS", Some(path))
+        );
+    }
+}

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::message::{Message, Part, Role};
 use crate::core::repair::answer_unanswered;
 
@@ -53,6 +53,42 @@ impl Default for ConvertOptions {
             answer_unanswered: true,
         }
     }
+}
+
+/// `convertMessages`' options, `{ from?, to, unansweredCalls? }` (already checked for unknown
+/// keys): the source format (`None`: detect it), the target, and how to treat the history.
+/// Errors name the field (`options.to`...).
+pub fn parse_options(options: &Value) -> Result<(Option<Format>, Format, ConvertOptions)> {
+    let name = |key: &str| -> Result<Option<Format>> {
+        match options.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Format::parse(s)
+                .map_err(|e| Error::invalid_option(format!("options.{key}"), e.message)),
+            Some(_) => Err(Error::invalid_option(
+                format!("options.{key}"),
+                "a format name: \"ai-sdk\", \"openai\", \"anthropic\" or \"pi\"",
+            )),
+        }
+    };
+    let from = name("from")?;
+    let to = name("to")?.ok_or_else(|| {
+        Error::invalid_option(
+            "options.to",
+            "convertMessages needs the target format: { to: \"ai-sdk\" | \"openai\" | \"anthropic\" | \"pi\" }",
+        )
+    })?;
+    let answer_unanswered = match options.get("unansweredCalls") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) if s == "answer" => true,
+        Some(Value::String(s)) if s == "keep" => false,
+        Some(_) => {
+            return Err(Error::invalid_option(
+                "options.unansweredCalls",
+                "unansweredCalls is \"answer\" (a synthetic error result for each) or \"keep\"",
+            ))
+        }
+    };
+    Ok((from, to, ConvertOptions { answer_unanswered }))
 }
 
 /// Converts `messages` (a JSON array in `from`, or the detected format) to `to`, answering

@@ -8,7 +8,7 @@
 
 use super::analyze::{Analyzed, Inner};
 use super::convert::{get, originals, outgoing, set, to_js};
-use super::driven::{unchanged_json, Driven, Host, Owner, Requests};
+use super::driven::{Driven, Host, Owner, Requests};
 use crate::core::driver::next_round;
 use crate::core::pipeline::{Compacted, Input, Job, Kind, Start};
 use crate::core::render::Origin;
@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 /// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
 /// last compaction's head plus the caller's new messages when `continued`), with `warning`.
 fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
-    let mut json = unchanged_json(tokens, warning);
+    let mut json = crate::core::report::unchanged(tokens, warning);
     if let Some(fields) = json.as_object_mut() {
         fields.insert("continued".into(), continued.into());
     }

@@ -9,7 +9,7 @@
 use std::cell::RefMut;
 
 use js_sys::{Array, Function, JsString, Object};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::continuing::{set_mode, Continuing};
@@ -437,10 +437,4 @@ fn detail(e: &JsValue) -> String {
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())
         .unwrap_or_else(|| "a non-Error value".to_string())
-}
-
-/// The result of a call that changed nothing, as both handles return it (without `messages`).
-pub fn unchanged_json(tokens: usize, warning: &str) -> Value {
-    json!({"compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens,
-           "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]})
 }

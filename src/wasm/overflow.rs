@@ -4,7 +4,7 @@
 //! JS value into JSON, safely.
 
 use js_sys::{Array, Object, Reflect};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::core::overflow::{classify, Overflow};
@@ -107,10 +107,5 @@ pub fn is_context_overflow_error(
 pub fn describe_context_overflow(
     #[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue,
 ) -> JsValue {
-    match overflow_of(&error) {
-        Some(o) => super::convert::to_js(
-            &json!({"provider": o.provider, "limit": o.limit, "requested": o.requested}),
-        ),
-        None => JsValue::NULL,
-    }
+    super::convert::to_js(&crate::core::report::overflow(overflow_of(&error).as_ref()))
 }

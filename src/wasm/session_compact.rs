@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 
 use super::compact::call_options;
 use super::convert::{get, to_js};
-use super::driven::{unchanged_json, Driven, Host, Owner, Requests};
+use super::driven::{Driven, Host, Owner, Requests};
 use super::error::to_js as error_to_js;
 use super::options::estimator_for;
 use super::session::{snapshot_originals, Inner, Session};
@@ -91,7 +91,7 @@ impl Host for Notes {
 }
 
 fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-    let mut json = unchanged_json(tokens, warning);
+    let mut json = crate::core::report::unchanged(tokens, warning);
     if let Some(fields) = json.as_object_mut() {
         fields.insert("entryId".into(), serde_json::Value::Null);
     }
