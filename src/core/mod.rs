@@ -14,6 +14,7 @@ pub mod models;
 pub mod options;
 pub mod overflow;
 pub mod pipeline;
+pub mod plain_data;
 pub mod plan;
 pub mod prepare;
 pub mod preset;

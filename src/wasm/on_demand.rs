@@ -125,25 +125,7 @@ impl TrimSource<'static> for Source<'_> {
     }
 
     fn holders(&self, id: &str) -> Vec<usize> {
-        let hash = super::plain::id_hash(id);
-        let pairs = &self.messages.ids;
-        // Binary search over the pairs (hashes at even positions).
-        let (mut low, mut high) = (0, pairs.len() / 2);
-        while low < high {
-            let mid = (low + high) / 2;
-            if pairs.get(2 * mid).is_some_and(|&h| h < hash) {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        pairs
-            .get(2 * low..)
-            .unwrap_or_default()
-            .chunks_exact(2)
-            .take_while(|pair| pair.first() == Some(&hash))
-            .filter_map(|pair| pair.get(1).map(|&i| i as usize))
-            .collect()
+        crate::core::plain_data::holders(&self.messages.ids, id)
     }
 }
 
