@@ -81,6 +81,25 @@ pub fn too_long(kind: Kind, path: &str, length: f64) -> Option<Error> {
     })
 }
 
+/// Checks the keys of a call's options object: `keys` are its own keys (`None`: it is not an
+/// object, or it is an array); each must be one of `allowed` (`INVALID_OPTIONS` naming the
+/// misspelled key and the expected ones).
+pub fn check_keys(keys: Option<&[String]>, allowed: &[&str]) -> Result<(), Error> {
+    let keys = keys.ok_or_else(|| Error::invalid_option("options", "options must be an object"))?;
+    match keys.iter().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(key) => Err(Error::invalid_option(
+            key.clone(),
+            format!("unknown option \"{key}\" (expected {})", allowed.join(", ")),
+        )),
+    }
+}
+
+/// The error for an argument that must be a string and is of JS type `js_type`.
+pub fn not_a_string(path: &str, js_type: &str) -> Error {
+    Error::invalid_input(path, format!("expected a string, got {js_type}"))
+}
+
 /// Puts the long strings back in place of their placeholders: `long(k)` is the k-th.
 pub fn put_back_longs(json: &mut Value, long: &dyn Fn(u32) -> Option<String>) {
     let mut stack = vec![json];
@@ -150,6 +169,27 @@ mod tests {
         assert!(too_long(Kind::Input, "messages", 5e6).is_none());
         let e = too_long(Kind::Input, "messages", 5e6 + 1.0).unwrap();
         assert!(e.message.contains("longer than 5000000"));
+    }
+
+    #[test]
+    fn options_keys_are_checked_by_name() {
+        let keys = ["force".to_string(), "sigal".to_string()];
+        let e = check_keys(Some(&keys), &["force", "signal"]).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("sigal"));
+        assert_eq!(
+            e.message,
+            "unknown option \"sigal\" (expected force, signal)"
+        );
+        assert!(check_keys(Some(&keys[..1]), &["force"]).is_ok());
+        let e = check_keys(None, &["force"]).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_deref()),
+            ("INVALID_OPTIONS", Some("options"))
+        );
+        assert_eq!(
+            not_a_string("text", "number").message,
+            "expected a string, got number"
+        );
     }
 
     #[test]

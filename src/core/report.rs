@@ -1,14 +1,16 @@
 //! The JSON results of the package's free functions (`validateMessages`, `repairMessages`,
-//! `factRetention`, `describeContextOverflow`; `importSession`'s compactions are
-//! `formats::session::ImportedSession::compactions_json`) and of a compaction
-//! that changed nothing, with the field names the declarations in `js/types/` give them. The binding
-//! only turns them into JS values (and adds the caller's own objects where a result holds them).
+//! `factRetention`, `describeContextOverflow`), of a summarizer's request (without the caller's
+//! messages) and of a compaction that changed nothing, with the field names the declarations in
+//! `js/types/` give them (`importSession`'s compactions are
+//! `formats::session::ImportedSession::compactions_json`). The binding only turns them into JS
+//! values and adds the caller's own objects where a result holds them.
 
 use serde_json::{json, Map, Value};
 
 use crate::core::message::Message;
 use crate::core::overflow::Overflow;
 use crate::core::repair::RepairAction;
+use crate::core::summary::job::PieceRequest;
 use crate::core::summary::retention::Retention;
 use crate::core::summary::Digest;
 use crate::core::validate::Violation;
@@ -80,6 +82,37 @@ pub fn overflow(found: Option<&Overflow>) -> Value {
         Value::Null,
         |o| json!({"provider": o.provider, "limit": o.limit, "requested": o.requested}),
     )
+}
+
+/// The summarizer's request for `piece`, without the caller's `messages` (an empty array that the
+/// binding fills) and the continuation mode: `state` is the workstream state shown to it, `memory`
+/// says a memory block's request (no messages, always the transcript).
+pub fn summary_request(piece: &PieceRequest, state: Option<&Value>, memory: bool) -> Value {
+    let mut out = json!({"system": piece.system, "prompt": piece.prompt,
+        "transcript": piece.transcript, "maxTokens": piece.max_tokens, "round": piece.round});
+    let Some(fields) = out.as_object_mut() else {
+        return out;
+    };
+    if memory {
+        fields.insert("purpose".into(), "memory".into());
+        fields.insert("messages".into(), json!([]));
+        fields.insert("mode".into(), "transcript".into());
+        return out;
+    }
+    if let Some(state) = state {
+        fields.insert("state".into(), state.clone());
+    }
+    fields.insert("purpose".into(), piece.purpose.as_str().into());
+    fields.insert("messages".into(), json!([]));
+    for (key, value) in [
+        ("previousSummary", &piece.previous_summary),
+        ("instructions", &piece.instructions),
+    ] {
+        if let Some(v) = value {
+            fields.insert(key.into(), v.as_str().into());
+        }
+    }
+    out
 }
 
 /// The result of a compaction that changed nothing, as both handles return it (without
@@ -157,6 +190,46 @@ mod tests {
         assert_eq!(none["kept"], 0);
         let all = fact_retention(&[m], "please edit src/main.rs");
         assert_eq!(all["kept"].as_u64(), Some(total));
+    }
+
+    #[test]
+    fn summary_requests_name_their_fields() {
+        use crate::core::summary::job::{PieceId, Purpose};
+        let mut piece = PieceRequest {
+            id: PieceId(0),
+            purpose: Purpose::History,
+            system: "s".into(),
+            prompt: "p".into(),
+            transcript: "t".into(),
+            message_indices: vec![0],
+            previous_summary: Some("before".into()),
+            instructions: None,
+            max_tokens: 100,
+            round: 2,
+        };
+        let r = summary_request(&piece, Some(&json!({"goal": "x"})), false);
+        assert_eq!(
+            r.as_object().unwrap().keys().collect::<Vec<_>>(),
+            [
+                "system",
+                "prompt",
+                "transcript",
+                "maxTokens",
+                "round",
+                "state",
+                "purpose",
+                "messages",
+                "previousSummary"
+            ]
+        );
+        assert_eq!(r["purpose"], "history");
+        piece.previous_summary = None;
+        let m = summary_request(&piece, None, true);
+        assert_eq!(
+            (&m["purpose"], &m["mode"]),
+            (&json!("memory"), &json!("transcript"))
+        );
+        assert!(m.get("state").is_none());
     }
 
     #[test]

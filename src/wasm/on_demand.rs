@@ -17,7 +17,7 @@ use crate::core::error::{Error, Result};
 use crate::core::estimate::Estimator;
 use crate::core::message::Message;
 use crate::core::trim::{TrimSource, TrimmedHistory};
-use crate::formats::detect::{detect_indexed_decided, Detected};
+use crate::formats::detect::{detect_shapes, Detected};
 use crate::formats::{message_importer, Codec, Format};
 
 /// A message array prepared for reading on demand.
@@ -143,17 +143,5 @@ fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Dete
     let Some((text, order)) = &view.shapes else {
         return Ok(None);
     };
-    // JSON.stringify's text: it parses unless it holds a lone surrogate.
-    let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(text) else {
-        return Ok(None);
-    };
-    // Each distinct shape once, at the first message that has it (shapes are numbered in that
-    // order).
-    let mut first: Vec<(usize, &Value)> = Vec::with_capacity(shapes.len());
-    for (i, &k) in order.iter().enumerate() {
-        if k as usize == first.len() {
-            first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
-        }
-    }
-    throw(detect_indexed_decided(&first)).map(Some)
+    detect_shapes(text, order).map(throw).transpose()
 }
