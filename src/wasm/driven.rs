@@ -368,10 +368,8 @@ impl ReportedValue for Reported<'_> {
     }
 
     fn detail(&self) -> String {
-        let e = &self.value;
-        e.dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .or_else(|| e.as_string())
+        super::plain::error_message(&self.value)
+            .or_else(|| self.value.as_string())
             .unwrap_or_else(|| "a non-Error value".to_string())
     }
 }

@@ -4,6 +4,7 @@
 use super::convert::{incoming, outgoing, to_js};
 use super::error::throw;
 use super::on_demand::OnDemandMessages;
+use super::options::exact;
 use super::types::FormatArg;
 use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
@@ -53,7 +54,7 @@ pub fn trim_messages(
     let Some(on_demand) = OnDemandMessages::new(&messages, format)? else {
         return trim_whole(&messages, &trim_options, tokenizer, format);
     };
-    let estimator = Estimator::new(counter(tokenizer)?);
+    let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
     let cost = |p: &Part| estimator.part_tokens(p);
     let kept = throw(trim_history(
         &on_demand.source(&estimator),
@@ -71,19 +72,12 @@ fn trim_whole(
     format: Option<Format>,
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(messages, format)?;
-    let estimator = Estimator::new(counter(tokenizer)?);
+    let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
     let tokens = estimator.estimate_all(&incoming.messages).per_message;
     let cost = |p: &Part| estimator.part_tokens(p);
     let trimmed = throw(trim(&incoming.messages, &tokens, &cost, trim_options))?;
     let rendered = trimmed.rendered(&incoming.messages);
     Ok(outgoing(&incoming, &rendered).into())
-}
-
-fn counter(tokenizer: Tokenizer) -> Result<Counter, JsValue> {
-    Ok(match tokenizer {
-        Tokenizer::Heuristic => Counter::Heuristic,
-        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
-    })
 }
 
 /// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`

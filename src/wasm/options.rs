@@ -7,9 +7,10 @@ use wasm_bindgen::prelude::*;
 
 use super::error::throw;
 use crate::core::error::Error;
-use crate::core::estimate::{Counter, Estimator};
+use crate::core::estimate::Estimator;
 use crate::core::options::{Options, Tokenizer, FUNCTION_KEYS};
-use crate::core::settings::Estimation;
+use crate::core::tokens::Encoding;
+use std::rc::Rc;
 
 /// The JS callbacks given in the options.
 #[derive(Clone, Default)]
@@ -21,18 +22,17 @@ pub struct Callbacks {
     pub on_error: Option<Function>,
 }
 
-/// The estimator the options ask for (an exact encoding must be loaded).
+/// The estimator the options ask for ([`Options::estimator`]; an exact encoding must be loaded).
 pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
-    let counter = match options.tokenizer {
-        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
-        Tokenizer::Heuristic => match options.settings.estimation {
-            Estimation::Heuristic => Counter::Heuristic,
-            Estimation::CharsPerToken(n) => Counter::CharsPerToken(n),
-        },
-    };
-    Ok(Estimator::new(counter)
-        .with_image_rule(options.image_rule)
-        .with_factors(options.profile.factors))
+    Ok(options.estimator(exact(options.tokenizer)?))
+}
+
+/// The loaded encoding of an exact tokenizer, `None` for the heuristic.
+pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
+    match tokenizer {
+        Tokenizer::Exact(name) => super::tokens::encoding(name).map(Some),
+        Tokenizer::Heuristic => Ok(None),
+    }
 }
 
 /// Splits the options object into its functions and its JSON part.

@@ -124,6 +124,12 @@ pub fn on_demand(array: &js_sys::Array, detect: bool) -> Option<OnDemand> {
     Some(OnDemand { plain, ids, shapes })
 }
 
+/// The message of a thrown JS `Error`; `None` for another value.
+pub fn error_message(thrown: &JsValue) -> Option<String> {
+    let error = thrown.dyn_ref::<js_sys::Error>()?;
+    Some(String::from(error.message()))
+}
+
 /// A copy of the caller's array, taken when the call is made (later changes to the array do not
 /// reach a compaction in flight); reading it may throw (a getter, a Proxy): `INVALID_INPUT` at
 /// `path`.
@@ -134,10 +140,7 @@ pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
         return Err(error_to_js(&e, None));
     }
     snapshot_array(array).map_err(|e| {
-        let detail = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| "a non-Error value".to_string());
+        let detail = error_message(&e).unwrap_or_else(|| "a non-Error value".to_string());
         error_to_js(
             &Kind::Input.error(path, format!("reading it threw: {detail}")),
             None,
@@ -175,10 +178,7 @@ fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<C
         MAX_TEXT,
     )
     .map_err(|e| {
-        let detail = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| "reading it threw".to_string());
+        let detail = error_message(&e).unwrap_or_else(|| "reading it threw".to_string());
         kind.error(path, format!("the value could not be read: {detail}"))
     })?;
     if found.is_undefined() || found.is_null() {

@@ -40,13 +40,7 @@ pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
 }
 
 fn parse_encoding(name: &JsValue, path: &str) -> Result<EncodingName, JsValue> {
-    let Some(name) = name.as_string() else {
-        return throw(Err(Error::invalid_input(
-            path,
-            "expected an encoding name: \"o200k_base\" or \"cl100k_base\"",
-        )));
-    };
-    throw(EncodingName::parse(&name, path))
+    throw(EncodingName::parse_arg(name.as_string().as_deref(), path))
 }
 
 /// Estimated tokens of `text`: the content-aware heuristic when `tokenizer` is `"heuristic"` (the
