@@ -206,7 +206,7 @@ mod tests {
     #[test]
     fn holders_are_the_indices_paired_with_the_hash() {
         let (a, b) = (id_hash("call_a"), id_hash("call_b"));
-        let mut pairs = vec![(a, 1), (a, 4), (b, 2)];
+        let mut pairs = [(a, 1), (a, 4), (b, 2)];
         pairs.sort_unstable();
         let flat: Vec<u32> = pairs.iter().flat_map(|&(h, i)| [h, i]).collect();
         assert_eq!(holders(&flat, "call_a"), [1, 4]);
