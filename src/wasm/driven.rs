@@ -9,7 +9,7 @@
 
 use std::cell::RefMut;
 
-use js_sys::{Array, Function, JsString, Object};
+use js_sys::{Array, JsString, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -17,7 +17,7 @@ use super::continuing::{set_mode, Continuing};
 use super::convert::{get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
-use crate::core::options::Options;
+use crate::core::options::{Options, FUNCTION_KEYS};
 use crate::core::pipeline::{
     reading, Awaits, Compacted, Event, Input, Job, Once, Outcome, Pipeline, ReportedValue,
     StateField, Step, ValueId,
@@ -277,21 +277,17 @@ impl Driven {
         }
     }
 
-    /// `{ summarize, onBeforeCompaction, onProgress, onAfterCompaction, onError, timeoutMs }`.
+    /// `{ summarize, onBeforeCompaction, onAfterCompaction, onProgress, onError, timeoutMs }`.
     pub fn hooks(&self) -> JsValue {
-        let c = self.host.owner().callbacks();
+        let owner = self.host.owner();
         let obj = Object::new();
-        let put = |k: &str, f: &Option<Function>| {
+        let mut callbacks = owner.callbacks().clone();
+        for (key, f) in FUNCTION_KEYS.iter().zip(callbacks.slots()) {
             if let Some(f) = f {
-                set(&obj, k, f);
+                set(&obj, key, f);
             }
-        };
-        put("summarize", &c.summarize);
-        put("onBeforeCompaction", &c.on_before);
-        put("onProgress", &c.on_progress);
-        put("onAfterCompaction", &c.on_after);
-        put("onError", &c.on_error);
-        let ms = self.host.owner().options().timeout_ms as f64;
+        }
+        let ms = owner.options().timeout_ms as f64;
         set(&obj, "timeoutMs", &JsValue::from_f64(ms));
         obj.into()
     }

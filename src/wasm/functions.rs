@@ -5,7 +5,6 @@ use super::convert::{incoming, outgoing, to_js};
 use super::error::throw;
 use super::on_demand::OnDemandMessages;
 use super::options::exact;
-use super::types::FormatArg;
 use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
 use crate::core::message::{Message, Part};
@@ -19,6 +18,13 @@ use crate::formats::convert::{convert_with, parse_options};
 use crate::formats::{Codec, Format};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A JS value declared as `MessageFormat` (`js/types/options.d.ts`); checked at run time.
+    #[wasm_bindgen(typescript_type = "MessageFormat")]
+    pub type FormatArg;
+}
 
 fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
     let Some(name) = format.map(|f| f.as_string()) else {

@@ -1,13 +1,23 @@
 //! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
 
 use super::error::{throw, to_js};
-use super::types::{EncodingArg, TokenizerArg};
 use crate::core::error::{Error, ErrorCode};
 use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
 use js_sys::Uint8Array;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A JS value declared as `EncodingName` (`js/types/options.d.ts`); checked at run time.
+    #[wasm_bindgen(typescript_type = "EncodingName")]
+    pub type EncodingArg;
+
+    /// A JS value declared as `Tokenizer`; checked at run time.
+    #[wasm_bindgen(typescript_type = "Tokenizer")]
+    pub type TokenizerArg;
+}
 
 thread_local! {
     static REGISTRY: RefCell<EncodingRegistry> = RefCell::new(EncodingRegistry::default());
