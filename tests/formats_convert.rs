@@ -294,29 +294,27 @@ fn anthropic_results_in_a_user_message_become_a_tool_message_and_openai_names_co
 
 #[test]
 fn convert_options_are_parsed_with_their_paths() {
-    use context_compaction::formats::convert::parse_options;
-    let (from, to, o) = parse_options(&json!({"to": "openai"})).unwrap();
+    use context_compaction::formats::convert::parse_formats;
     assert_eq!(
-        (from, to, o.answer_unanswered),
-        (None, Format::OpenAi, true)
+        parse_formats(&json!({"to": "openai"})).unwrap(),
+        (None, Format::OpenAi)
     );
-    let (from, _, o) =
-        parse_options(&json!({"from": "pi", "to": "anthropic", "unansweredCalls": "keep"}))
-            .unwrap();
-    assert_eq!((from, o.answer_unanswered), (Some(Format::Pi), false));
+    let both = parse_formats(&json!({"from": "pi", "to": "anthropic"})).unwrap();
+    assert_eq!(both, (Some(Format::Pi), Format::Anthropic));
+    let keep = ConvertOptions::parse(&json!({"unansweredCalls": "keep"})).unwrap();
+    assert!(!keep.answer_unanswered);
+    assert!(ConvertOptions::parse(&json!({})).unwrap().answer_unanswered);
     for (bad, path) in [
         (json!({}), "options.to"),
         (json!({"to": 3}), "options.to"),
         (json!({"to": "openai", "from": "x"}), "options.from"),
-        (
-            json!({"to": "openai", "unansweredCalls": "drop"}),
-            "options.unansweredCalls",
-        ),
     ] {
-        let e = parse_options(&bad).unwrap_err();
+        let e = parse_formats(&bad).unwrap_err();
         assert_eq!(
             (e.code.as_str(), e.path.as_deref()),
             ("INVALID_OPTIONS", Some(path))
         );
     }
+    let e = ConvertOptions::parse(&json!({"unansweredCalls": "drop"})).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("options.unansweredCalls"));
 }

@@ -55,10 +55,9 @@ impl Default for ConvertOptions {
     }
 }
 
-/// `convertMessages`' options, `{ from?, to, unansweredCalls? }` (already checked for unknown
-/// keys): the source format (`None`: detect it), the target, and how to treat the history.
-/// Errors name the field (`options.to`...).
-pub fn parse_options(options: &Value) -> Result<(Option<Format>, Format, ConvertOptions)> {
+/// `convertMessages`' `{ from?, to }` (options already checked for unknown keys): the source
+/// format (`None`: detect it) and the target. Errors name the field (`options.to`...).
+pub fn parse_formats(options: &Value) -> Result<(Option<Format>, Format)> {
     let name = |key: &str| -> Result<Option<Format>> {
         match options.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -77,18 +76,24 @@ pub fn parse_options(options: &Value) -> Result<(Option<Format>, Format, Convert
             "convertMessages needs the target format: { to: \"ai-sdk\" | \"openai\" | \"anthropic\" | \"pi\" }",
         )
     })?;
-    let answer_unanswered = match options.get("unansweredCalls") {
-        None | Some(Value::Null) => true,
-        Some(Value::String(s)) if s == "answer" => true,
-        Some(Value::String(s)) if s == "keep" => false,
-        Some(_) => {
-            return Err(Error::invalid_option(
-                "options.unansweredCalls",
-                "unansweredCalls is \"answer\" (a synthetic error result for each) or \"keep\"",
-            ))
-        }
-    };
-    Ok((from, to, ConvertOptions { answer_unanswered }))
+    Ok((from, to))
+}
+
+impl ConvertOptions {
+    /// `convertMessages`' `unansweredCalls` (`"answer"`, the default, or `"keep"`).
+    pub fn parse(options: &Value) -> Result<ConvertOptions> {
+        let answer_unanswered =
+            match options.get("unansweredCalls") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(s)) if s == "answer" => true,
+                Some(Value::String(s)) if s == "keep" => false,
+                Some(_) => return Err(Error::invalid_option(
+                    "options.unansweredCalls",
+                    "unansweredCalls is \"answer\" (a synthetic error result for each) or \"keep\"",
+                )),
+            };
+        Ok(ConvertOptions { answer_unanswered })
+    }
 }
 
 /// Converts `messages` (a JSON array in `from`, or the detected format) to `to`, answering

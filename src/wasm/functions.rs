@@ -14,7 +14,7 @@ use crate::core::repair::repair;
 use crate::core::report;
 use crate::core::trim::{trim, trim_history, TrimOptions, LANGCHAIN_ONLY};
 use crate::core::validate::validate;
-use crate::formats::convert::{convert_with, parse_options};
+use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
 use crate::formats::{Codec, Format};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -182,7 +182,7 @@ pub fn import_session(
 pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     super::convert::check_keys(&options, &["from", "to", "unansweredCalls"])?;
     let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
-    let (from, to, convert_options) = throw(parse_options(&json))?;
+    let (from, to) = throw(parse_formats(&json))?;
     if !js_sys::Array::is_array(&messages) {
         return throw(Err(Error::invalid_input(
             "messages",
@@ -195,6 +195,7 @@ pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, 
         super::plain::Kind::Stored,
         "messages",
     )?;
+    let convert_options = throw(ConvertOptions::parse(&json))?;
     let converted = throw(convert_with(&input, from, to, convert_options))?;
     let out = to_js(&converted.messages);
     let descriptor = js_sys::Object::new();
