@@ -291,3 +291,30 @@ fn anthropic_results_in_a_user_message_become_a_tool_message_and_openai_names_co
     assert!(validate(&messages).is_empty());
     assert_eq!(messages[1].role, Role::Tool);
 }
+
+#[test]
+fn convert_options_are_parsed_with_their_paths() {
+    use context_compaction::formats::convert::parse_formats;
+    assert_eq!(
+        parse_formats(&json!({"to": "openai"})).unwrap(),
+        (None, Format::OpenAi)
+    );
+    let both = parse_formats(&json!({"from": "pi", "to": "anthropic"})).unwrap();
+    assert_eq!(both, (Some(Format::Pi), Format::Anthropic));
+    let keep = ConvertOptions::parse(&json!({"unansweredCalls": "keep"})).unwrap();
+    assert!(!keep.answer_unanswered);
+    assert!(ConvertOptions::parse(&json!({})).unwrap().answer_unanswered);
+    for (bad, path) in [
+        (json!({}), "options.to"),
+        (json!({"to": 3}), "options.to"),
+        (json!({"to": "openai", "from": "x"}), "options.from"),
+    ] {
+        let e = parse_formats(&bad).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_deref()),
+            ("INVALID_OPTIONS", Some(path))
+        );
+    }
+    let e = ConvertOptions::parse(&json!({"unansweredCalls": "drop"})).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("options.unansweredCalls"));
+}

@@ -136,3 +136,14 @@ fn not_an_array_and_unknown_format_names() {
     let (f, m) = import_named(&json!([{ "role": "user", "content": "x" }]), "auto").unwrap();
     assert_eq!((f, m.len()), (Format::AiSdk, 1));
 }
+
+#[test]
+fn detect_shapes_reads_each_distinct_shape_once() {
+    use context_compaction::formats::detect::detect_shapes;
+    // Two messages of the first shape, then an OpenAI tool message.
+    let shapes = r#"[{"role":"user","content":""},{"role":"tool","tool_call_id":"","content":""}]"#;
+    let d = detect_shapes(shapes, &[0, 0, 1]).unwrap().unwrap();
+    assert_eq!(d.format, Format::OpenAi);
+    assert_eq!(d.at, Some(2));
+    assert!(detect_shapes("not json", &[0]).is_none());
+}

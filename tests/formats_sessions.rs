@@ -37,6 +37,37 @@ fn v3_active_branch_and_compaction_by_id() {
         (c.first_kept_message, c.at_message, c.tokens_before),
         (Some(1), 3, Some(50))
     );
+    // importSession's `compactions`, field by field
+    let json = s.compactions_json();
+    assert_eq!(json[0]["firstKeptEntryId"], "b2");
+    assert_eq!(
+        (
+            &json[0]["firstKeptIndex"],
+            &json[0]["atMessage"],
+            &json[0]["tokensBefore"]
+        ),
+        (
+            &serde_json::json!(1),
+            &serde_json::json!(3),
+            &serde_json::json!(50)
+        )
+    );
+    let mut keys: Vec<_> = json[0].as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "atMessage",
+            "firstKeptEntryId",
+            "firstKeptIndex",
+            "id",
+            "line",
+            "summary",
+            "summaryIndex",
+            "tokensBefore",
+            "trigger"
+        ]
+    );
     // branch summary and custom message become user messages, the branch summary a summary
     assert!(s.messages[3].summary && s.messages[3].plain_text().contains("tried another way"));
     assert_eq!(s.messages[4].role, Role::User);

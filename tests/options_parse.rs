@@ -294,3 +294,14 @@ fn turn_boundary_defaults_to_split_and_snaps_for_the_seed_002_strategies() {
         "strategy.maxTokens"
     );
 }
+
+#[test]
+fn the_estimator_counts_as_the_options_say() {
+    let text = "x".repeat(400);
+    // seed 001 counts characters / 4; the default preset the content-aware heuristic
+    let seed = parse(&json!({"preset": "seed-001", "summarize": "extractive"})).unwrap();
+    assert_eq!(seed.estimator(None).counter.count(&text), 100);
+    let plain = parse(&json!({"contextWindow": 100_000, "summarize": "extractive"})).unwrap();
+    let heuristic = context_compaction::core::tokens::heuristic::estimate(&text);
+    assert_eq!(plain.estimator(None).counter.count(&text), heuristic);
+}

@@ -208,3 +208,19 @@ fn pieces_over_the_merge_window_count_as_tiktoken_does() {
     // into chunks it gave 1,048,579; tiktoken's o200k_base gives 1,048,578).
     assert_eq!(o200k().count(&"aaab".repeat(1_048_577)), 1_048_578);
 }
+
+#[test]
+fn an_encoding_argument_is_a_known_name() {
+    assert_eq!(
+        EncodingName::parse_arg(Some("cl100k_base"), "encoding").unwrap(),
+        EncodingName::Cl100kBase
+    );
+    let e = EncodingName::parse_arg(None, "encoding").unwrap_err();
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::InvalidInput, Some("encoding"))
+    );
+    assert!(e.message.starts_with("expected an encoding name"));
+    let e = EncodingName::parse_arg(Some("p50k"), "tokenizer").unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("tokenizer"));
+}

@@ -11,7 +11,7 @@
 use context_compaction::wasm::tokens::{
     count_tokens, estimate_tokens, install_encoding, is_encoding_loaded,
 };
-use context_compaction::wasm::types::{EncodingArg, TokenizerArg};
+use context_compaction::wasm::tokens::{EncodingArg, TokenizerArg};
 use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;

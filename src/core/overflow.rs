@@ -21,6 +21,48 @@ pub struct Overflow {
     pub requested: Option<u64>,
 }
 
+/// The fields the binding reads from a thrown object besides its own enumerable ones (`message`,
+/// `name` and `cause` of an `Error` are not enumerable).
+pub const ERROR_FIELDS: [&str; 16] = [
+    "name",
+    "message",
+    "code",
+    "type",
+    "status",
+    "statusCode",
+    "responseBody",
+    "body",
+    "data",
+    "error",
+    "errors",
+    "cause",
+    "url",
+    "response",
+    "errorMessage",
+    "$metadata",
+];
+
+/// The bounds of the binding's reading of a thrown value into JSON (it never throws: a getter
+/// that throws is skipped, and cycles end at the depth bound).
+pub struct ReadBounds {
+    /// The deepest nesting read.
+    pub depth: usize,
+    /// The most values read in all.
+    pub nodes: usize,
+    /// The longest text read from one string, in characters.
+    pub text: usize,
+    /// The most elements read from an array and own keys from an object.
+    pub items: usize,
+}
+
+/// The bounds the binding reads thrown values within.
+pub const READ: ReadBounds = ReadBounds {
+    depth: 6,
+    nodes: 300,
+    text: 64 * 1024,
+    items: 32,
+};
+
 /// The most nodes read from an error (its objects, arrays and values).
 const MAX_NODES: usize = 400;
 /// The deepest nesting read.

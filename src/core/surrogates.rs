@@ -24,6 +24,22 @@ pub fn name_of(unit: u16) -> Option<char> {
     char::from_u32(FIRST_NAME + unit - FIRST_SURROGATE)
 }
 
+/// [`marks_to_escapes`] of owned text: the text itself when it holds no mark (no copy).
+pub fn marks_to_escapes_owned(text: String) -> String {
+    match marks_to_escapes(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(escaped) => escaped,
+    }
+}
+
+/// [`escapes_to_marks`] of owned text: the text itself when it holds no escape (no copy).
+pub fn escapes_to_marks_owned(text: String) -> String {
+    match escapes_to_marks(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(marked) => marked,
+    }
+}
+
 /// JSON text (as written by `serde_json`) with every mark written as JSON text reads it back in
 /// JS: a marked surrogate as its `\udXXX` escape, a doubled [`MARK`] as one. Text without a mark
 /// is returned as it is.

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::message::{Message, Part, Role};
 use crate::core::repair::answer_unanswered;
 
@@ -52,6 +52,47 @@ impl Default for ConvertOptions {
         ConvertOptions {
             answer_unanswered: true,
         }
+    }
+}
+
+/// `convertMessages`' `{ from?, to }` (options already checked for unknown keys): the source
+/// format (`None`: detect it) and the target. Errors name the field (`options.to`...).
+pub fn parse_formats(options: &Value) -> Result<(Option<Format>, Format)> {
+    let name = |key: &str| -> Result<Option<Format>> {
+        match options.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Format::parse(s)
+                .map_err(|e| Error::invalid_option(format!("options.{key}"), e.message)),
+            Some(_) => Err(Error::invalid_option(
+                format!("options.{key}"),
+                "a format name: \"ai-sdk\", \"openai\", \"anthropic\" or \"pi\"",
+            )),
+        }
+    };
+    let from = name("from")?;
+    let to = name("to")?.ok_or_else(|| {
+        Error::invalid_option(
+            "options.to",
+            "convertMessages needs the target format: { to: \"ai-sdk\" | \"openai\" | \"anthropic\" | \"pi\" }",
+        )
+    })?;
+    Ok((from, to))
+}
+
+impl ConvertOptions {
+    /// `convertMessages`' `unansweredCalls` (`"answer"`, the default, or `"keep"`).
+    pub fn parse(options: &Value) -> Result<ConvertOptions> {
+        let answer_unanswered =
+            match options.get("unansweredCalls") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(s)) if s == "answer" => true,
+                Some(Value::String(s)) if s == "keep" => false,
+                Some(_) => return Err(Error::invalid_option(
+                    "options.unansweredCalls",
+                    "unansweredCalls is \"answer\" (a synthetic error result for each) or \"keep\"",
+                )),
+            };
+        Ok(ConvertOptions { answer_unanswered })
     }
 }
 

@@ -83,6 +83,24 @@ pub fn detect_indexed(messages: &[(usize, &Value)]) -> Result<Format> {
     detect_indexed_decided(messages).map(|d| d.format)
 }
 
+/// [`detect_indexed_decided`] over the shapes the on-demand view of a message array gives
+/// (`onDemand` in `js/snippets/plain.js`): `shapes`, the JSON array of the distinct shapes, and
+/// `order[i]`, the shape of message `i` (shapes are numbered in the order they first appear).
+/// `None` when the text does not parse (it held a lone surrogate): detect from the whole array.
+pub fn detect_shapes(shapes: &str, order: &[u32]) -> Option<Result<Detected>> {
+    let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(shapes) else {
+        return None;
+    };
+    // Each distinct shape once, at the first message that has it.
+    let mut first: Vec<(usize, &Value)> = Vec::with_capacity(shapes.len());
+    for (i, &k) in order.iter().enumerate() {
+        if k as usize == first.len() {
+            first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
+        }
+    }
+    Some(detect_indexed_decided(&first))
+}
+
 /// [`detect_indexed`], saying whether the messages showed their format.
 pub fn detect_indexed_decided(messages: &[(usize, &Value)]) -> Result<Detected> {
     let decided = |format, at| Detected {

@@ -11,6 +11,24 @@ use super::json_path::data_len;
 /// `ArrayBuffer`, `URL`): `{ "\u0000binary": k, bytes, head }` or `{ "\u0000binary": k, url }`.
 pub const BINARY_PLACEHOLDER: &str = "\u{0}binary";
 
+/// Whether `json` (exported messages) holds a [`BINARY_PLACEHOLDER`] at any depth.
+pub fn has_placeholder(json: &Value) -> bool {
+    let mut stack = vec![json];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if o.contains_key(BINARY_PLACEHOLDER) {
+                    return true;
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Splits a `data:` URL into its media type and payload.
 pub fn split_data_url(s: &str) -> Option<(Option<&str>, &str)> {
     let rest = s.strip_prefix("data:")?;
@@ -148,5 +166,18 @@ pub fn url_of(source: &ImageSource) -> Option<&str> {
     match source {
         ImageSource::Url(u) => Some(u),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn placeholders_are_found_at_any_depth() {
+        assert!(!has_placeholder(&json!([{"content": [{"type": "text"}]}])));
+        let deep = json!([{"content": [{"image": {(BINARY_PLACEHOLDER): 0}}]}]);
+        assert!(has_placeholder(&deep));
     }
 }

@@ -84,6 +84,24 @@ pub struct ImportedSession {
 }
 
 impl ImportedSession {
+    /// `importSession`'s `compactions`: `[{ line, id, summary, tokensBefore, trigger,
+    /// firstKeptEntryId, firstKeptIndex, atMessage, summaryIndex }]`; the first kept entry's id
+    /// is the recorded one, or the id of the entry of the first kept message.
+    pub fn compactions_json(&self) -> Value {
+        let one = |c: &CompactionRecord| {
+            let first_kept_id = c.first_kept_entry_id.clone().or_else(|| {
+                c.first_kept_message
+                    .and_then(|i| self.entries.get(i))
+                    .and_then(|e| e.id.clone())
+            });
+            serde_json::json!({"line": c.line, "id": c.id, "summary": c.summary,
+                "tokensBefore": c.tokens_before, "trigger": c.trigger,
+                "firstKeptEntryId": first_kept_id, "firstKeptIndex": c.first_kept_message,
+                "atMessage": c.at_message, "summaryIndex": c.summary_message})
+        };
+        self.compactions.iter().map(one).collect()
+    }
+
     /// The context the agent would send now: after the latest compaction, its summary (the
     /// recorded summary message, or for pi a `compactionSummary` message), then the kept messages
     /// and everything after; without compactions, all messages.

@@ -8,11 +8,9 @@
 
 use super::analyze::{Analyzed, Inner};
 use super::convert::{get, originals, outgoing, set, to_js};
-use super::driven::{unchanged_json, Driven, Host, Requests};
-use super::options::Callbacks;
+use super::driven::{Driven, Host, Owner, Requests};
 use crate::core::driver::next_round;
-use crate::core::options::Options;
-use crate::core::pipeline::{Compacted, Input, Job, Kind, Pipeline, Start, Step};
+use crate::core::pipeline::{Compacted, Input, Job, Kind, Start};
 use crate::core::render::Origin;
 use js_sys::Array;
 use std::rc::Rc;
@@ -21,7 +19,7 @@ use wasm_bindgen::prelude::*;
 /// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
 /// last compaction's head plus the caller's new messages when `continued`), with `warning`.
 fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
-    let mut json = unchanged_json(tokens, warning);
+    let mut json = crate::core::report::unchanged(tokens, warning);
     if let Some(fields) = json.as_object_mut() {
         fields.insert("continued".into(), continued.into());
     }
@@ -150,16 +148,8 @@ struct Commit {
 }
 
 impl Host for Commit {
-    fn options(&self) -> &Options {
-        &self.inner.options
-    }
-
-    fn callbacks(&self) -> &Callbacks {
-        &self.inner.callbacks
-    }
-
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
-        f(&mut self.inner.state.borrow_mut().pipeline)
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
     }
 
     fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::compactor::Compactor;
 use super::convert::outgoing;
 use super::error::throw;
-use super::functions::{kept_messages, refuse_langchain_only};
+use super::functions::refuse_langchain_only;
 use crate::core::error::Error;
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
@@ -39,7 +39,7 @@ impl Compactor {
             &cost,
             &trim_options,
         ))?;
-        let rendered = kept_messages(&a.incoming.messages, &trimmed);
+        let rendered = trimmed.rendered(&a.incoming.messages);
         let out = outgoing(&a.incoming, &rendered);
         self.inner.restore(a);
         Ok(out.into())

@@ -5,7 +5,9 @@ use super::error::throw;
 pub use super::plain::to_js;
 use crate::core::error::Error;
 use crate::core::message::Message;
+use crate::core::plain_data;
 use crate::core::render::{Origin, Rendered};
+use crate::core::surrogates::{escapes_to_marks_owned, marks_to_escapes_owned};
 use crate::formats::{detect, Format};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
@@ -55,30 +57,16 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
 }
 
 /// Checks a call's options object: absent, or an object whose keys are all in `allowed`
-/// (`INVALID_OPTIONS` naming the misspelled key and the expected ones).
+/// ([`crate::core::plain_data::check_keys`]).
 pub fn check_keys(options: &JsValue, allowed: &[&str]) -> Result<(), JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(());
     }
-    if !options.is_object() || Array::is_array(options) {
-        return Err(super::error::to_js(
-            &Error::invalid_option("options", "options must be an object"),
-            None,
-        ));
-    }
-    let keys = js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>());
-    for key in keys.iter().filter_map(|k| k.as_string()) {
-        if !allowed.contains(&key.as_str()) {
-            return Err(super::error::to_js(
-                &Error::invalid_option(
-                    key.clone(),
-                    format!("unknown option \"{key}\" (expected {})", allowed.join(", ")),
-                ),
-                None,
-            ));
-        }
-    }
-    Ok(())
+    let keys: Option<Vec<String>> = (options.is_object() && !Array::is_array(options)).then(|| {
+        let keys = js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>());
+        keys.iter().filter_map(|k| k.as_string()).collect()
+    });
+    throw(plain_data::check_keys(keys.as_deref(), allowed))
 }
 
 /// A string argument: `INVALID_INPUT` at `path` for anything else (a number, an object), instead of
@@ -86,16 +74,8 @@ pub fn check_keys(options: &JsValue, allowed: &[&str]) -> Result<(), JsValue> {
 /// A long string crosses as UTF-8 bytes ([`super::plain::string_of`]).
 pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
     super::plain::string_of(value).ok_or_else(|| {
-        super::error::to_js(
-            &Error::invalid_input(
-                path,
-                format!(
-                    "expected a string, got {}",
-                    value.js_typeof().as_string().unwrap_or_default()
-                ),
-            ),
-            None,
-        )
+        let js_type = value.js_typeof().as_string().unwrap_or_default();
+        super::error::to_js(&plain_data::not_a_string(path, &js_type), None)
     })
 }
 
@@ -103,20 +83,13 @@ pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
 /// `\udXXX` escapes of lone surrogates read as the marks the core keeps them as
 /// ([`crate::core::surrogates`]).
 pub fn json_text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
-    let text = text_arg(value, path)?;
-    Ok(match crate::core::surrogates::escapes_to_marks(&text) {
-        std::borrow::Cow::Borrowed(_) => text,
-        std::borrow::Cow::Owned(marked) => marked,
-    })
+    text_arg(value, path).map(escapes_to_marks_owned)
 }
 
 /// JSON text the package writes (a session log): marked lone surrogates as `\udXXX` escapes,
 /// as `JSON.stringify` writes them.
 pub fn json_text_out(text: String) -> String {
-    match crate::core::surrogates::marks_to_escapes(&text) {
-        std::borrow::Cow::Borrowed(_) => text,
-        std::borrow::Cow::Owned(escaped) => escaped,
-    }
+    marks_to_escapes_owned(text)
 }
 
 /// The caller's message at `index`, or the message exported in the caller's format.

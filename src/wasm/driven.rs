@@ -4,37 +4,74 @@
 //! plain data (the core's [`Step`] serialized, plus the caller's values it names: `errorValue`,
 //! `reasonValue`, `request`, `messages`, and `result` or `error` when done). Steps that need no
 //! JS (raising an error, checking the signal, the commit) are taken here, in the same call. The
-//! caller's values (answers, thrown errors, abort reasons) are kept here and named by id.
+//! caller's values (answers, thrown errors, abort reasons) are kept here and named by id; what a
+//! report means is the core's ([`reading::event`]), which asks the value what it needs.
 
-use js_sys::{Array, Function, JsString, Object};
-use serde_json::{json, Value};
+use std::cell::RefMut;
+
+use js_sys::{Array, JsString, Object};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::continuing::{set_mode, Continuing};
 use super::convert::{get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
-use crate::core::options::Options;
+use crate::core::options::{Options, FUNCTION_KEYS};
 use crate::core::pipeline::{
-    BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Job, Once, Outcome, Pipeline,
+    reading, Awaits, Compacted, Event, Input, Job, Once, Outcome, Pipeline, ReportedValue,
     StateField, Step, ValueId,
 };
-use crate::core::summary::answer::MAX_ANSWER_UNITS;
+use crate::core::report;
 use crate::core::summary::job::PieceRequest;
 use crate::formats::Format;
 
-/// The handle a compaction runs for: it owns the pipeline, commits, and builds the results.
-pub trait Host {
-    /// The handle's options and callbacks.
+/// What a driven compaction reads of the handle it runs for: its options, its callbacks and its
+/// pipeline (borrowed only while the core takes a step, never while JS runs).
+pub trait Owner {
     fn options(&self) -> &Options;
     fn callbacks(&self) -> &Callbacks;
-    /// Runs `f` on the handle's pipeline (borrowed only for it).
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step;
+    fn pipeline(&self) -> RefMut<'_, Pipeline>;
+}
+
+impl Owner for super::analyze::Inner {
+    fn options(&self) -> &Options {
+        &self.options
+    }
+    fn callbacks(&self) -> &Callbacks {
+        &self.callbacks
+    }
+    fn pipeline(&self) -> RefMut<'_, Pipeline> {
+        RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+    }
+}
+
+impl Owner for super::session::Inner {
+    fn options(&self) -> &Options {
+        &self.options
+    }
+    fn callbacks(&self) -> &Callbacks {
+        &self.callbacks
+    }
+    fn pipeline(&self) -> RefMut<'_, Pipeline> {
+        RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+    }
+}
+
+/// The handle a compaction runs for: it gives only what differs between handles (the commit, the
+/// result of a call that changed nothing, what a failure or an answer does to it).
+pub trait Host {
+    /// The handle's state.
+    fn owner(&self) -> &dyn Owner;
     /// Makes the compaction the handle's: the call's result, or the error to reject with. It may
     /// take the messages back from `input` (the job no longer reads them).
-    fn commit(&mut self, input: &mut Input, compacted: Compacted) -> Result<JsValue, JsValue>;
+    fn commit(&mut self, _input: &mut Input, _done: Compacted) -> Result<JsValue, JsValue> {
+        Ok(JsValue::UNDEFINED)
+    }
     /// The result of a call that changed nothing, with `warning`.
-    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue>;
+    fn unchanged(&self, _tokens: usize, _warning: &str) -> Result<JsValue, JsValue> {
+        Ok(JsValue::UNDEFINED)
+    }
     /// A failure of the compaction is about to be reported.
     fn failed(&self, _error: &JsValue) {}
     /// The answer of a single request ([`Once`]).
@@ -45,15 +82,6 @@ pub trait Host {
 enum Machine {
     Job(Box<Job>),
     Once(Once),
-}
-
-/// What the last step handed out waits for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Waiting {
-    Ready,
-    Before,
-    Call,
-    Hook,
 }
 
 /// What a summarizer request shows besides the piece: the caller's messages and their format,
@@ -90,7 +118,7 @@ pub struct Driven {
     requests: Option<Requests>,
     signal: JsValue,
     values: Vec<JsValue>,
-    waiting: Waiting,
+    awaits: Awaits,
     result: JsValue,
 }
 
@@ -117,14 +145,13 @@ impl Driven {
             requests,
             signal,
             values: Vec::new(),
-            waiting: Waiting::Ready,
+            awaits: Awaits::Ready,
             result: JsValue::UNDEFINED,
         }
     }
 
     fn keep(&mut self, value: JsValue) -> ValueId {
-        self.values.push(value);
-        ValueId(u32::try_from(self.values.len() - 1).unwrap_or(u32::MAX))
+        keep(&mut self.values, value)
     }
 
     fn value(&self, id: ValueId) -> JsValue {
@@ -134,80 +161,21 @@ impl Driven {
             .unwrap_or(JsValue::UNDEFINED)
     }
 
-    /// The core's event for what JS says happened.
+    /// The core's event for what JS says happened (`{ kind, call?, value? }`).
     fn event(&mut self, event: &JsValue) -> Event {
         let kind = get(event, "kind").as_string().unwrap_or_default();
-        let value = get(event, "value");
-        match self.waiting {
-            Waiting::Ready => Event::Ready,
-            Waiting::Before => Event::Before(match kind.as_str() {
-                "answer" => before_answer(&value),
-                "threw" => BeforeAnswer::Threw(self.keep(value)),
-                "rejected" => BeforeAnswer::Rejected(self.keep(value)),
-                "timedOut" => BeforeAnswer::TimedOut,
-                _ => BeforeAnswer::Proceed,
-            }),
-            Waiting::Hook => Event::Hook(match kind.as_str() {
-                "threw" | "rejected" => HookEnd::Failed(detail(&value)),
-                "timedOut" => HookEnd::TimedOut,
-                _ => HookEnd::Settled,
-            }),
-            Waiting::Call => {
-                let call = CallId(get(event, "call").as_f64().map_or(u32::MAX, |n| n as u32));
-                let end = match kind.as_str() {
-                    "answer" => self.call_end(value),
-                    "timedOut" => CallEnd::TimedOut,
-                    "aborted" => CallEnd::Aborted(self.keep(value)),
-                    _ => CallEnd::Threw(self.keep(value)),
-                };
-                Event::Call { call, end }
-            }
-        }
-    }
-
-    fn call_end(&mut self, answer: JsValue) -> CallEnd {
-        let units = text_units(&answer);
-        if units > MAX_ANSWER_UNITS {
-            return CallEnd::TooLong(units);
-        }
-        CallEnd::Answer {
-            text: answer_text(&answer),
-            state: self.state_field(&answer),
-            value: self.keep(answer),
-        }
-    }
-
-    /// The `state` of an answer `{ summary, state }`, as plain data.
-    fn state_field(&mut self, answer: &JsValue) -> StateField {
-        let state = get(answer, "state");
-        if state.is_undefined() || state.is_null() {
-            return StateField::Absent;
-        }
-        let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
-            Ok(checked) => checked,
-            Err(e) => {
-                return StateField::Unreadable {
-                    message: "the summarizer's state is nested too deeply or too large".into(),
-                    cause: Some(self.keep(e)),
-                }
-            }
+        let mut value = Reported {
+            values: &mut self.values,
+            value: get(event, "value"),
         };
-        match serde_wasm_bindgen::from_value(checked.value) {
-            Ok(value) => StateField::Given(value),
-            Err(e) => StateField::Unreadable {
-                message: format!("the summarizer's state is not plain data: {e}"),
-                cause: None,
-            },
-        }
+        reading::event(self.awaits, &kind, get(event, "call").as_f64(), &mut value)
     }
 
     fn step(&mut self, event: Event) -> Step {
         match &mut self.machine {
             Machine::Job(job) => {
-                let mut event = Some(event);
-                self.host.with_pipeline(&mut |pipeline| {
-                    job.next(pipeline, event.take().unwrap_or(Event::Ready))
-                })
+                let mut pipeline = self.host.owner().pipeline();
+                job.next(&mut pipeline, event)
             }
             Machine::Once(once) => once.next(event),
         }
@@ -215,50 +183,24 @@ impl Driven {
 
     /// The summarizer's request object for `piece`.
     fn request(&mut self, piece: &PieceRequest) -> Object {
-        let obj = Object::new();
-        let str = |s: &str| JsValue::from_str(s);
-        set(&obj, "system", &str(&piece.system));
-        set(&obj, "prompt", &str(&piece.prompt));
-        set(&obj, "transcript", &str(&piece.transcript));
-        set(
-            &obj,
-            "maxTokens",
-            &JsValue::from_f64(piece.max_tokens as f64),
-        );
-        set(&obj, "round", &JsValue::from_f64(f64::from(piece.round)));
-        let Some(r) = self.requests.as_mut() else {
-            // A memory block's request: no messages, always the transcript.
-            set(&obj, "purpose", &str("memory"));
-            set(&obj, "messages", &Array::new());
-            set(&obj, "mode", &str("transcript"));
+        let memory = self.requests.is_none();
+        let state = self.requests.as_ref().and_then(|r| r.state.as_ref());
+        let obj: Object = to_js(&report::summary_request(piece, state, memory)).unchecked_into();
+        let (Some(r), Machine::Job(job)) = (self.requests.as_mut(), &self.machine) else {
             return obj;
         };
-        if let Some(state) = &r.state {
-            set(&obj, "state", &to_js(state));
-        }
-        set(&obj, "purpose", &str(piece.purpose.as_str()));
         let messages: Array = piece
             .message_indices
             .iter()
             .map(|&i| r.all.get(u32::try_from(i).unwrap_or(u32::MAX)))
             .collect();
         set(&obj, "messages", &messages);
-        if let Some(p) = &piece.previous_summary {
-            set(&obj, "previousSummary", &str(p));
-        }
-        if let Some(i) = &piece.instructions {
-            set(&obj, "instructions", &str(i));
-        }
-        let options = self.host.options();
+        let options = self.host.owner().options();
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
             Continuing::of(options, all, r.format, r.tokens_before)
         });
-        let Machine::Job(job) = &self.machine else {
-            return obj;
-        };
-        let counter = &job.input().estimator.counter;
-        let count = |t: &str| counter.count(t);
+        let count = |t: &str| job.input().estimator.counter.count(t);
         set_mode(&obj, piece, options, continuing.as_ref(), &count);
         obj
     }
@@ -266,7 +208,7 @@ impl Driven {
     /// The step as plain data, with the caller's values it names.
     fn hand_out(&mut self, step: Step) -> Result<JsValue, JsValue> {
         let data = to_js(&serde_json::to_value(&step).unwrap_or(Value::Null));
-        self.waiting = Waiting::Ready;
+        self.awaits = step.awaits();
         match step {
             Step::Report { error, failure, .. } => {
                 let error = self.value(error);
@@ -276,7 +218,6 @@ impl Driven {
                 set(&data, "errorValue", &error);
             }
             Step::Before { .. } => {
-                self.waiting = Waiting::Before;
                 if let Some(r) = &self.requests {
                     set(&data, "messages", &r.all);
                 }
@@ -285,9 +226,7 @@ impl Driven {
                 let request = self.request(&request);
                 set(&data, "request", &request);
             }
-            Step::Await => self.waiting = Waiting::Call,
             Step::AbortCalls { reason } => set(&data, "reasonValue", &self.value(reason)),
-            Step::Progress { .. } | Step::After { .. } => self.waiting = Waiting::Hook,
             Step::Done(outcome) => match outcome {
                 Outcome::Committed => set(&data, "result", &self.result),
                 Outcome::Unchanged(warning) => {
@@ -297,7 +236,7 @@ impl Driven {
                 Outcome::Rejected(id) => set(&data, "error", &self.value(id)),
                 Outcome::Answered(text) => self.host.answered(text),
             },
-            Step::Raise { .. } | Step::CheckSignal | Step::Commit(_) => {}
+            _ => {}
         }
         Ok(data)
     }
@@ -338,21 +277,17 @@ impl Driven {
         }
     }
 
-    /// `{ summarize, onBeforeCompaction, onProgress, onAfterCompaction, onError, timeoutMs }`.
+    /// `{ summarize, onBeforeCompaction, onAfterCompaction, onProgress, onError, timeoutMs }`.
     pub fn hooks(&self) -> JsValue {
-        let c = self.host.callbacks();
+        let owner = self.host.owner();
         let obj = Object::new();
-        let put = |k: &str, f: &Option<Function>| {
+        let mut callbacks = owner.callbacks().clone();
+        for (key, f) in FUNCTION_KEYS.iter().zip(callbacks.slots()) {
             if let Some(f) = f {
-                set(&obj, k, f);
+                set(&obj, key, f);
             }
-        };
-        put("summarize", &c.summarize);
-        put("onBeforeCompaction", &c.on_before);
-        put("onProgress", &c.on_progress);
-        put("onAfterCompaction", &c.on_after);
-        put("onError", &c.on_error);
-        let ms = self.host.options().timeout_ms as f64;
+        }
+        let ms = owner.options().timeout_ms as f64;
         set(&obj, "timeoutMs", &JsValue::from_f64(ms));
         obj.into()
     }
@@ -361,6 +296,78 @@ impl Driven {
 /// Whether `signal` (an `AbortSignal`, or undefined) has aborted.
 pub fn is_aborted(signal: &JsValue) -> bool {
     signal.is_object() && get(signal, "aborted").as_bool() == Some(true)
+}
+
+/// Keeps `value` in `values` and names it.
+fn keep(values: &mut Vec<JsValue>, value: JsValue) -> ValueId {
+    values.push(value);
+    ValueId(u32::try_from(values.len() - 1).unwrap_or(u32::MAX))
+}
+
+/// The caller's value of a report, read as the core asks ([`reading::event`]).
+struct Reported<'a> {
+    values: &'a mut Vec<JsValue>,
+    value: JsValue,
+}
+
+impl ReportedValue for Reported<'_> {
+    fn keep(&mut self) -> ValueId {
+        keep(self.values, self.value.clone())
+    }
+
+    fn cancels(&self) -> bool {
+        self.value == JsValue::FALSE || get(&self.value, "cancel") == JsValue::TRUE
+    }
+
+    fn summary_units(&self) -> Option<usize> {
+        let summary = get(&self.value, "summary");
+        (!summary.is_undefined()).then(|| text_units(&summary))
+    }
+
+    fn summary_text(&self) -> Option<String> {
+        get(&self.value, "summary").as_string()
+    }
+
+    fn answer_units(&self) -> usize {
+        text_units(&self.value)
+    }
+
+    fn answer_text(&self) -> Option<String> {
+        let answer = &self.value;
+        answer
+            .as_string()
+            .or_else(|| get(answer, "summary").as_string())
+    }
+
+    /// The `state` of an answer `{ summary, state }`, as plain data.
+    fn answer_state(&mut self) -> StateField {
+        let state = get(&self.value, "state");
+        if state.is_undefined() || state.is_null() {
+            return StateField::Absent;
+        }
+        let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
+            Ok(checked) => checked,
+            Err(e) => {
+                return StateField::Unreadable {
+                    message: "the summarizer's state is nested too deeply or too large".into(),
+                    cause: Some(keep(self.values, e)),
+                }
+            }
+        };
+        match serde_wasm_bindgen::from_value(checked.value) {
+            Ok(value) => StateField::Given(value),
+            Err(e) => StateField::Unreadable {
+                message: format!("the summarizer's state is not plain data: {e}"),
+                cause: None,
+            },
+        }
+    }
+
+    fn detail(&self) -> String {
+        super::plain::error_message(&self.value)
+            .or_else(|| self.value.as_string())
+            .unwrap_or_else(|| "a non-Error value".to_string())
+    }
 }
 
 /// The UTF-16 length of an answer's text (a string, or `{ summary: string }`), read without
@@ -373,40 +380,4 @@ fn text_units(answer: &JsValue) -> usize {
     };
     text.dyn_ref::<JsString>()
         .map_or(0, |s| s.length() as usize)
-}
-
-/// The summary text of an answer: a string, or `{ summary: string }`.
-fn answer_text(answer: &JsValue) -> Option<String> {
-    answer
-        .as_string()
-        .or_else(|| get(answer, "summary").as_string())
-}
-
-/// What `onBeforeCompaction`'s value comes to.
-fn before_answer(value: &JsValue) -> BeforeAnswer {
-    if *value == JsValue::FALSE || get(value, "cancel") == JsValue::TRUE {
-        return BeforeAnswer::Cancel;
-    }
-    let summary = get(value, "summary");
-    if summary.is_undefined() {
-        return BeforeAnswer::Proceed;
-    }
-    match text_units(&summary) {
-        units if units > MAX_ANSWER_UNITS => BeforeAnswer::TooLong(units),
-        _ => BeforeAnswer::Summary(summary.as_string()),
-    }
-}
-
-/// The message of a hook's error (or a description).
-fn detail(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "a non-Error value".to_string())
-}
-
-/// The result of a call that changed nothing, as both handles return it (without `messages`).
-pub fn unchanged_json(tokens: usize, warning: &str) -> Value {
-    json!({"compacted": false, "summary": null, "tokensBefore": tokens, "tokensAfter": tokens,
-           "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]})
 }

@@ -4,55 +4,42 @@
 use super::convert::{incoming, outgoing, to_js};
 use super::error::throw;
 use super::on_demand::OnDemandMessages;
-use super::types::FormatArg;
+use super::options::exact;
 use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
-use crate::core::message::Message;
-use crate::core::message::Part;
+use crate::core::message::{Message, Part};
 use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
-use crate::core::render::{Origin, Rendered};
-use crate::core::repair::{repair, RepairAction};
-use crate::core::trim::{trim, trim_history, TrimOptions, Trimmed};
+use crate::core::repair::repair;
+use crate::core::report;
+use crate::core::trim::{trim, trim_history, TrimOptions, LANGCHAIN_ONLY};
 use crate::core::validate::validate;
-use crate::formats::Format;
-use serde_json::{json, Value};
+use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
+use crate::formats::{Codec, Format};
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-use crate::formats::Codec;
-
-fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
-    match format.map(|f| f.as_string()) {
-        None => Ok(None),
-        Some(Some(name)) => {
-            throw(Format::parse(&name).map_err(|e| Error::invalid_input("format", e.message)))
-        }
-        Some(None) => throw(Err(Error::invalid_input(
-            "format",
-            "format must be a string",
-        ))),
-    }
+#[wasm_bindgen]
+extern "C" {
+    /// A JS value declared as `MessageFormat` (`js/types/options.d.ts`); checked at run time.
+    #[wasm_bindgen(typescript_type = "MessageFormat")]
+    pub type FormatArg;
 }
 
-/// LangChain's `trimMessages` options that have no meaning here, refused by name (a function
-/// value would otherwise fail the conversion with an unreadable message).
+fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
+    let Some(name) = format.map(|f| f.as_string()) else {
+        return Ok(None);
+    };
+    let name = name.ok_or_else(|| Error::invalid_input("format", "format must be a string"));
+    throw(
+        name.and_then(|n| Format::parse(&n).map_err(|e| Error::invalid_input("format", e.message))),
+    )
+}
+
+/// LangChain's `trimMessages` options that have no meaning here, refused by name.
 pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
-    if !options.is_object() {
-        return Ok(());
-    }
-    let why = [
-        (
-            "tokenCounter",
-            "tokenCounter is not supported: tokens are counted by the package; choose tokenizer: \"heuristic\" (default), \"o200k_base\" or \"cl100k_base\"",
-        ),
-        (
-            "textSplitter",
-            "textSplitter is not supported: with allowPartial, whole content blocks are kept",
-        ),
-    ];
-    for (key, message) in why {
-        let value = js_sys::Reflect::get(options, &JsValue::from_str(key)).unwrap_or_default();
-        if !value.is_undefined() {
+    for (key, message) in LANGCHAIN_ONLY {
+        if !super::convert::get(options, key).is_undefined() {
             return throw(Err(Error::invalid_option(key, message)));
         }
     }
@@ -73,7 +60,7 @@ pub fn trim_messages(
     let Some(on_demand) = OnDemandMessages::new(&messages, format)? else {
         return trim_whole(&messages, &trim_options, tokenizer, format);
     };
-    let estimator = Estimator::new(counter(tokenizer)?);
+    let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
     let cost = |p: &Part| estimator.part_tokens(p);
     let kept = throw(trim_history(
         &on_demand.source(&estimator),
@@ -91,38 +78,12 @@ fn trim_whole(
     format: Option<Format>,
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(messages, format)?;
-    let estimator = Estimator::new(counter(tokenizer)?);
+    let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
     let tokens = estimator.estimate_all(&incoming.messages).per_message;
     let cost = |p: &Part| estimator.part_tokens(p);
     let trimmed = throw(trim(&incoming.messages, &tokens, &cost, trim_options))?;
-    let rendered = kept_messages(&incoming.messages, &trimmed);
+    let rendered = trimmed.rendered(&incoming.messages);
     Ok(outgoing(&incoming, &rendered).into())
-}
-
-fn counter(tokenizer: Tokenizer) -> Result<Counter, JsValue> {
-    Ok(match tokenizer {
-        Tokenizer::Heuristic => Counter::Heuristic,
-        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
-    })
-}
-
-/// The messages a trim keeps: the input's (by index), or the kept parts of a partial one.
-pub(super) fn kept_messages(messages: &[Message], trimmed: &Trimmed) -> Vec<Rendered> {
-    trimmed
-        .kept
-        .iter()
-        .filter_map(|k| {
-            let original = messages.get(k.index)?;
-            let origin = match k.parts {
-                None => Origin::Input(k.index),
-                Some(_) => Origin::Changed(k.index),
-            };
-            Some(Rendered {
-                message: k.select(original),
-                origin,
-            })
-        })
-        .collect()
 }
 
 /// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`
@@ -134,11 +95,7 @@ pub fn validate_messages(
     format: Option<FormatArg>,
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
-    let list: Vec<Value> = validate(&incoming.messages)
-        .into_iter()
-        .map(|v| json!({"kind": v.kind.as_str(), "path": v.path(), "message": v.message, "part": v.part, "id": v.id, "detail": v.detail}))
-        .collect();
-    Ok(to_js(&list))
+    Ok(to_js(&report::violations(&validate(&incoming.messages))))
 }
 
 /// What `summary` keeps of the facts of `messages` (files, commands, errors, user requests, pending
@@ -152,23 +109,7 @@ pub fn fact_retention(
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
     let summary = super::convert::text_arg(&summary, "summary")?;
-    let all: Vec<usize> = (0..incoming.messages.len()).collect();
-    let digest = crate::core::summary::Digest::extract(&incoming.messages, &all);
-    let r = crate::core::summary::retention::Retention::of(&digest, &summary);
-    let kinds: serde_json::Map<String, Value> = r
-        .kinds
-        .iter()
-        .map(|k| {
-            let kept = k.total - k.missing.len();
-            (
-                k.kind.to_string(),
-                json!({"total": k.total, "kept": kept, "missing": k.missing}),
-            )
-        })
-        .collect();
-    Ok(to_js(
-        &json!({"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds}),
-    ))
+    Ok(to_js(&report::fact_retention(&incoming.messages, &summary)))
 }
 
 /// A repaired copy: orphan results removed, interrupted calls answered with an error result,
@@ -180,18 +121,6 @@ pub fn repair_messages(
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
     let repaired = repair(incoming.messages);
-    let actions: Vec<Value> = repaired
-        .actions
-        .iter()
-        .map(|a| match a {
-            RepairAction::RemovedResult { message, id, reason, .. } => json!({"action": "removed-result", "message": message, "id": id, "reason": reason.as_str()}),
-            RepairAction::RemovedMessage { message } => json!({"action": "removed-message", "message": message}),
-            RepairAction::RenamedCall { message, from, to, .. } => json!({"action": "renamed-call", "message": message, "from": from, "to": to}),
-            RepairAction::RenamedResult { message, from, to, .. } => json!({"action": "renamed-result", "message": message, "from": from, "to": to}),
-            RepairAction::AddedResults { after_message, ids, .. } => json!({"action": "added-results", "after": after_message, "ids": ids}),
-            RepairAction::ClearedSummary { message } => json!({"action": "cleared-summary", "message": message}),
-        })
-        .collect();
     let out = js_sys::Array::new();
     for value in incoming.format.export(&repaired.messages) {
         out.push(&super::plain::with_binaries(
@@ -200,7 +129,7 @@ pub fn repair_messages(
             &JsValue::UNDEFINED,
         ));
     }
-    let result = to_js(&json!({ "actions": actions }));
+    let result = to_js(&json!({ "actions": report::repair_actions(&repaired.actions) }));
     super::convert::set(&result, "messages", &out);
     Ok(result)
 }
@@ -219,18 +148,6 @@ pub fn import_session(
     let kind = super::convert::text_arg(&kind, "kind")?;
     let read = super::session_file::read_args(&options, "options", &["strict"])?;
     let session = super::session_file::import(&text, &kind, "kind", read.options)?;
-    let compactions: Vec<Value> = session
-        .compactions
-        .iter()
-        .map(|c| {
-            let first_kept_id = c.first_kept_entry_id.clone().or_else(|| {
-                c.first_kept_message
-                    .and_then(|i| session.entries.get(i))
-                    .and_then(|e| e.id.clone())
-            });
-            json!({"line": c.line, "id": c.id, "summary": c.summary, "tokensBefore": c.tokens_before, "trigger": c.trigger, "firstKeptEntryId": first_kept_id, "firstKeptIndex": c.first_kept_message, "atMessage": c.at_message, "summaryIndex": c.summary_message})
-        })
-        .collect();
     let format = session.format;
     let history_values = format.export(&session.messages);
     let history = js_sys::Array::from(&to_js(&history_values));
@@ -251,7 +168,7 @@ pub fn import_session(
         ("format", JsValue::from_str(format.as_str())),
         ("messages", messages.into()),
         ("history", history.into()),
-        ("compactions", to_js(&compactions)),
+        ("compactions", to_js(&session.compactions_json())),
         ("warnings", to_js(&session.warnings)),
     ] {
         js_sys::Reflect::set(&out, &JsValue::from_str(key), &value)?;
@@ -265,26 +182,7 @@ pub fn import_session(
 pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     super::convert::check_keys(&options, &["from", "to", "unansweredCalls"])?;
     let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
-    let name = |key: &str| -> Result<Option<Format>, JsValue> {
-        match json.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => throw(
-                Format::parse(s)
-                    .map_err(|e| Error::invalid_option(format!("options.{key}"), e.message)),
-            ),
-            Some(_) => throw(Err(Error::invalid_option(
-                format!("options.{key}"),
-                "a format name: \"ai-sdk\", \"openai\", \"anthropic\" or \"pi\"",
-            ))),
-        }
-    };
-    let from = name("from")?;
-    let Some(to) = name("to")? else {
-        return throw(Err(Error::invalid_option(
-            "options.to",
-            "convertMessages needs the target format: { to: \"ai-sdk\" | \"openai\" | \"anthropic\" | \"pi\" }",
-        )));
-    };
+    let (from, to) = throw(parse_formats(&json))?;
     if !js_sys::Array::is_array(&messages) {
         return throw(Err(Error::invalid_input(
             "messages",
@@ -297,23 +195,8 @@ pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, 
         super::plain::Kind::Stored,
         "messages",
     )?;
-    let answer_unanswered = match json.get("unansweredCalls") {
-        None | Some(Value::Null) => true,
-        Some(Value::String(s)) if s == "answer" => true,
-        Some(Value::String(s)) if s == "keep" => false,
-        Some(_) => {
-            return throw(Err(Error::invalid_option(
-                "options.unansweredCalls",
-                "unansweredCalls is \"answer\" (a synthetic error result for each) or \"keep\"",
-            )))
-        }
-    };
-    let converted = throw(crate::formats::convert::convert_with(
-        &input,
-        from,
-        to,
-        crate::formats::convert::ConvertOptions { answer_unanswered },
-    ))?;
+    let convert_options = throw(ConvertOptions::parse(&json))?;
+    let converted = throw(convert_with(&input, from, to, convert_options))?;
     let out = to_js(&converted.messages);
     let descriptor = js_sys::Object::new();
     js_sys::Reflect::set(

@@ -28,4 +28,3 @@ pub mod session_file;
 pub mod session_plan;
 pub mod session_store;
 pub mod tokens;
-pub mod types;

@@ -17,7 +17,7 @@ use crate::core::error::{Error, Result};
 use crate::core::estimate::Estimator;
 use crate::core::message::Message;
 use crate::core::trim::{TrimSource, TrimmedHistory};
-use crate::formats::detect::{detect_indexed_decided, Detected};
+use crate::formats::detect::{detect_shapes, Detected};
 use crate::formats::{message_importer, Codec, Format};
 
 /// A message array prepared for reading on demand.
@@ -125,25 +125,7 @@ impl TrimSource<'static> for Source<'_> {
     }
 
     fn holders(&self, id: &str) -> Vec<usize> {
-        let hash = super::plain::id_hash(id);
-        let pairs = &self.messages.ids;
-        // Binary search over the pairs (hashes at even positions).
-        let (mut low, mut high) = (0, pairs.len() / 2);
-        while low < high {
-            let mid = (low + high) / 2;
-            if pairs.get(2 * mid).is_some_and(|&h| h < hash) {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        pairs
-            .get(2 * low..)
-            .unwrap_or_default()
-            .chunks_exact(2)
-            .take_while(|pair| pair.first() == Some(&hash))
-            .filter_map(|pair| pair.get(1).map(|&i| i as usize))
-            .collect()
+        crate::core::plain_data::holders(&self.messages.ids, id)
     }
 }
 
@@ -161,17 +143,5 @@ fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Dete
     let Some((text, order)) = &view.shapes else {
         return Ok(None);
     };
-    // JSON.stringify's text: it parses unless it holds a lone surrogate.
-    let Ok(Value::Array(shapes)) = serde_json::from_str::<Value>(text) else {
-        return Ok(None);
-    };
-    // Each distinct shape once, at the first message that has it (shapes are numbered in that
-    // order).
-    let mut first: Vec<(usize, &Value)> = Vec::with_capacity(shapes.len());
-    for (i, &k) in order.iter().enumerate() {
-        if k as usize == first.len() {
-            first.push((i, shapes.get(k as usize).unwrap_or(&Value::Null)));
-        }
-    }
-    throw(detect_indexed_decided(&first)).map(Some)
+    detect_shapes(text, order).map(throw).transpose()
 }

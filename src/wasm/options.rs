@@ -7,9 +7,10 @@ use wasm_bindgen::prelude::*;
 
 use super::error::throw;
 use crate::core::error::Error;
-use crate::core::estimate::{Counter, Estimator};
+use crate::core::estimate::Estimator;
 use crate::core::options::{Options, Tokenizer, FUNCTION_KEYS};
-use crate::core::settings::Estimation;
+use crate::core::tokens::Encoding;
+use std::rc::Rc;
 
 /// The JS callbacks given in the options.
 #[derive(Clone, Default)]
@@ -21,18 +22,30 @@ pub struct Callbacks {
     pub on_error: Option<Function>,
 }
 
-/// The estimator the options ask for (an exact encoding must be loaded).
+impl Callbacks {
+    /// The callbacks in the order of their keys in [`FUNCTION_KEYS`].
+    pub fn slots(&mut self) -> [&mut Option<Function>; 5] {
+        [
+            &mut self.summarize,
+            &mut self.on_before,
+            &mut self.on_after,
+            &mut self.on_progress,
+            &mut self.on_error,
+        ]
+    }
+}
+
+/// The estimator the options ask for ([`Options::estimator`]; an exact encoding must be loaded).
 pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
-    let counter = match options.tokenizer {
-        Tokenizer::Exact(name) => Counter::Exact(super::tokens::encoding(name)?),
-        Tokenizer::Heuristic => match options.settings.estimation {
-            Estimation::Heuristic => Counter::Heuristic,
-            Estimation::CharsPerToken(n) => Counter::CharsPerToken(n),
-        },
-    };
-    Ok(Estimator::new(counter)
-        .with_image_rule(options.image_rule)
-        .with_factors(options.profile.factors))
+    Ok(options.estimator(exact(options.tokenizer)?))
+}
+
+/// The loaded encoding of an exact tokenizer, `None` for the heuristic.
+pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
+    match tokenizer {
+        Tokenizer::Exact(name) => super::tokens::encoding(name).map(Some),
+        Tokenizer::Heuristic => Ok(None),
+    }
 }
 
 /// Splits the options object into its functions and its JSON part.
@@ -55,21 +68,15 @@ pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
             continue;
         }
         let builtin = name == "summarize" && value.is_string();
-        if FUNCTION_KEYS.contains(&name.as_str()) && !builtin {
+        let callback = FUNCTION_KEYS.iter().position(|k| *k == name);
+        if let Some(k) = callback.filter(|_| !builtin) {
             let Some(f) = value.dyn_ref::<Function>() else {
-                return throw(Err(Error::invalid_option(
-                    name.clone(),
-                    format!("{name} must be a function"),
-                )));
+                let message = format!("{name} must be a function");
+                return throw(Err(Error::invalid_option(name, message)));
             };
-            let slot = match name.as_str() {
-                "summarize" => &mut callbacks.summarize,
-                "onBeforeCompaction" => &mut callbacks.on_before,
-                "onAfterCompaction" => &mut callbacks.on_after,
-                "onError" => &mut callbacks.on_error,
-                _ => &mut callbacks.on_progress,
-            };
-            *slot = Some(f.clone());
+            if let Some(slot) = callbacks.slots().into_iter().nth(k) {
+                *slot = Some(f.clone());
+            }
             continue;
         }
         let converted = super::plain::to_json(&value, &name, super::plain::Kind::Options, &name)?;

@@ -1,47 +1,23 @@
 //! Context-limit errors from JS: `isContextOverflowError`, `describeContextOverflow` and
 //! `withOverflowRecovery` (force a compaction and retry once: `js/driver.mjs`, on this
-//! classification). The classification is the core's (`core::overflow`); this file turns a thrown
-//! JS value into JSON, safely.
+//! classification). The classification, and which fields of a thrown value it reads within which
+//! bounds, are the core's (`core::overflow`); this file turns a thrown JS value into JSON, safely.
 
 use js_sys::{Array, Object, Reflect};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::core::overflow::{classify, Overflow};
-
-/// Fields read from an error object besides its own enumerable ones (`message`, `name` and
-/// `cause` of an `Error` are not enumerable).
-const FIELDS: [&str; 16] = [
-    "name",
-    "message",
-    "code",
-    "type",
-    "status",
-    "statusCode",
-    "responseBody",
-    "body",
-    "data",
-    "error",
-    "errors",
-    "cause",
-    "url",
-    "response",
-    "errorMessage",
-    "$metadata",
-];
-const MAX_DEPTH: usize = 6;
-const MAX_NODES: usize = 300;
-const MAX_STRING: usize = 64 * 1024;
+use crate::core::overflow::{classify, Overflow, ERROR_FIELDS, READ};
 
 /// A JSON view of a thrown value: bounded in depth, size and length, never throwing (a getter
 /// that throws is skipped; cycles end at the depth bound).
 fn describe(value: &JsValue, depth: usize, nodes: &mut usize) -> Value {
     *nodes += 1;
-    if depth > MAX_DEPTH || *nodes > MAX_NODES {
+    if depth > READ.depth || *nodes > READ.nodes {
         return Value::Null;
     }
     if let Some(s) = value.as_string() {
-        return Value::String(s.chars().take(MAX_STRING).collect());
+        return Value::String(s.chars().take(READ.text).collect());
     }
     if let Some(n) = value.as_f64() {
         return serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number);
@@ -54,7 +30,7 @@ fn describe(value: &JsValue, depth: usize, nodes: &mut usize) -> Value {
         return Value::Array(
             array
                 .iter()
-                .take(32)
+                .take(READ.items)
                 .map(|v| describe(&v, depth + 1, nodes))
                 .collect(),
         );
@@ -63,13 +39,13 @@ fn describe(value: &JsValue, depth: usize, nodes: &mut usize) -> Value {
         return Value::Null;
     }
     let mut out = Map::new();
-    let mut keys: Vec<String> = FIELDS.iter().map(|k| (*k).to_string()).collect();
+    let mut keys: Vec<String> = ERROR_FIELDS.iter().map(|k| (*k).to_string()).collect();
     let object: &Object = value.unchecked_ref();
     keys.extend(
         Object::keys(object)
             .iter()
             .filter_map(|k| k.as_string())
-            .take(32),
+            .take(READ.items),
     );
     for key in keys {
         if out.contains_key(&key) {
@@ -107,10 +83,5 @@ pub fn is_context_overflow_error(
 pub fn describe_context_overflow(
     #[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue,
 ) -> JsValue {
-    match overflow_of(&error) {
-        Some(o) => super::convert::to_js(
-            &json!({"provider": o.provider, "limit": o.limit, "requested": o.requested}),
-        ),
-        None => JsValue::NULL,
-    }
+    super::convert::to_js(&crate::core::report::overflow(overflow_of(&error).as_ref()))
 }

@@ -1,9 +1,11 @@
 //! JS values into JSON, safely: every conversion of caller data goes through [`to_json`], which
 //! first walks the value in JS, without recursion, and refuses with the path of the offending field:
 //! nesting deeper than [`MAX_DEPTH`] levels, more than [`MAX_NODES`] objects (a shared or cyclic
-//! structure unfolds into that), more than [`MAX_TEXT`] characters of text, a BigInt, an own `__proto__` key (it would become the prototype
-//! of a rebuilt copy), in messages an id that is not well-formed Unicode (lone surrogates would
-//! collapse into one id), and in options a number that is not finite (NaN would read as "absent").
+//! structure unfolds into that), more than [`MAX_TEXT`] characters of text, a BigInt, an own
+//! `__proto__` key (it would become the prototype of a rebuilt copy), in messages an id that is not
+//! well-formed Unicode (lone surrogates would collapse into one id), and in options a number that
+//! is not finite (NaN would read as "absent"). The limits and the errors are the core's
+//! ([`crate::core::plain_data`]); this module and its JS half run the walk.
 //! The walk also copies what it reads (own enumerable fields; a `Map` as an object, a `Set` as an
 //! array) and the conversion inside wasm reads that copy, never the caller's objects: a getter or
 //! a Proxy that throws or answers differently on a second read cannot unwind through wasm frames.
@@ -21,16 +23,10 @@ use wasm_bindgen::prelude::*;
 
 use super::error::to_js as error_to_js;
 use crate::core::error::Error;
+use crate::core::plain_data;
 use crate::core::surrogates::marks_to_escapes;
 
-/// The most levels of nesting accepted in one value (a message, an option, a usage object).
-pub const MAX_DEPTH: u32 = 100;
-/// The most objects and arrays accepted in one value.
-pub const MAX_NODES: u32 = 5_000_000;
-/// The most characters of text (strings and keys, in UTF-16 code units) accepted in one value (one
-/// message, an option): 2^27, far past any context window. A longer value is refused before it is
-/// copied; converting it could exhaust the instance's 4 GiB of memory.
-pub const MAX_TEXT: u32 = 1 << 27;
+pub use crate::core::plain_data::{Kind, MAX_DEPTH, MAX_NODES, MAX_TEXT};
 
 #[wasm_bindgen(module = "/js/snippets/plain.js")]
 extern "C" {
@@ -128,11 +124,10 @@ pub fn on_demand(array: &js_sys::Array, detect: bool) -> Option<OnDemand> {
     Some(OnDemand { plain, ids, shapes })
 }
 
-/// The hash `onDemand` gives a string: FNV-1a over its UTF-16 code units.
-pub fn id_hash(text: &str) -> u32 {
-    text.encode_utf16().fold(0x811c_9dc5, |h: u32, unit| {
-        (h ^ u32::from(unit)).wrapping_mul(0x0100_0193)
-    })
+/// The message of a thrown JS `Error`; `None` for another value.
+pub fn error_message(thrown: &JsValue) -> Option<String> {
+    let error = thrown.dyn_ref::<js_sys::Error>()?;
+    Some(String::from(error.message()))
 }
 
 /// A copy of the caller's array, taken when the call is made (later changes to the array do not
@@ -140,60 +135,17 @@ pub fn id_hash(text: &str) -> u32 {
 /// `path`.
 pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
     // An array longer than MAX_NODES (holes included) is refused before it is copied.
-    let length = js_sys::Reflect::get(array, &JsValue::from_str("length"))
-        .ok()
-        .and_then(|l| l.as_f64())
-        .unwrap_or(0.0);
-    if length > f64::from(MAX_NODES) {
-        return Err(error_to_js(
-            &error(
-                Kind::Input,
-                path,
-                format!("{length} elements: an array longer than {MAX_NODES} elements"),
-            ),
-            None,
-        ));
+    let length = super::convert::get(array, "length").as_f64().unwrap_or(0.0);
+    if let Some(e) = plain_data::too_long(Kind::Input, path, length) {
+        return Err(error_to_js(&e, None));
     }
     snapshot_array(array).map_err(|e| {
-        let detail = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| "a non-Error value".to_string());
+        let detail = error_message(&e).unwrap_or_else(|| "a non-Error value".to_string());
         error_to_js(
-            &error(Kind::Input, path, format!("reading it threw: {detail}")),
+            &Kind::Input.error(path, format!("reading it threw: {detail}")),
             None,
         )
     })
-}
-
-/// What a value is: messages (`INVALID_INPUT`; binary data becomes a placeholder that
-/// [`restore`] puts back), messages to store as JSON (`INVALID_INPUT`; binary data inline as
-/// base64, a `URL` as its text), or options (`INVALID_OPTIONS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Messages passed through: kept messages come back as the caller's objects.
-    Input,
-    /// Messages stored (a session's log).
-    Stored,
-    /// Options and usage.
-    Options,
-}
-
-impl Kind {
-    fn mode(self) -> u32 {
-        match self {
-            Kind::Options => 0,
-            Kind::Input => 1,
-            Kind::Stored => 2,
-        }
-    }
-}
-
-fn error(kind: Kind, path: &str, message: String) -> Error {
-    match kind {
-        Kind::Input | Kind::Stored => Error::invalid_input(path, message),
-        Kind::Options => Error::invalid_option(path, message),
-    }
 }
 
 /// The value to convert after the shape check: the caller's own, or a copy whose binary values
@@ -201,11 +153,11 @@ fn error(kind: Kind, path: &str, message: String) -> Error {
 pub struct Checked {
     /// What to convert.
     pub value: JsValue,
-    /// The binary values replaced by placeholders ([`Kind::Input`]), for [`restore`].
+    /// The binary values replaced by placeholders ([`Kind::Input`]), for `restoreBinaries` ([`with_binaries`]).
     pub binaries: Option<js_sys::Array>,
     /// `value` is the walk's plain copy and reads the same as its JSON text.
     pub text: bool,
-    /// The long strings that `value` holds placeholders for ([`LONG_KEY`]), crossing apart.
+    /// The long strings that `value` holds placeholders for ([`plain_data::LONG_KEY`]), crossing apart.
     pub longs: Option<js_sys::Array>,
 }
 
@@ -226,11 +178,8 @@ fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<C
         MAX_TEXT,
     )
     .map_err(|e| {
-        let detail = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| "reading it threw".to_string());
-        error(kind, path, format!("the value could not be read: {detail}"))
+        let detail = error_message(&e).unwrap_or_else(|| "reading it threw".to_string());
+        kind.error(path, format!("the value could not be read: {detail}"))
     })?;
     if found.is_undefined() || found.is_null() {
         return Ok(Checked {
@@ -254,20 +203,7 @@ fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<C
     }
     let get = |k: &str| field(k).as_string().unwrap_or_default();
     let at = format!("{path}{}", get("path"));
-    let message = match get("reason").as_str() {
-        "depth" => format!("nested more than {MAX_DEPTH} levels deep (or cyclic)"),
-        "size" => format!("more than {MAX_NODES} objects and arrays (or a cycle)"),
-        "length" => format!("an array longer than {MAX_NODES} elements"),
-        "text" => format!(
-            "more than {MAX_TEXT} characters of text (the most one value may hold; split it or \
-             leave it out)"
-        ),
-        "number" => "must be a finite number (NaN and ±Infinity are not accepted)".to_string(),
-        "bigint" => "a BigInt is not plain data: pass a number or a string".to_string(),
-        "proto" => "a field named __proto__ cannot be copied faithfully: rename it".to_string(),
-        _ => "an id must be well-formed Unicode (it holds a lone surrogate)".to_string(),
-    };
-    Err(error(kind, &at, message))
+    Err(plain_data::refusal(kind, &at, &get("reason")))
 }
 
 /// `value` as JSON after [`check_shape`]; `what` describes it in the error ("the message").
@@ -301,37 +237,12 @@ fn json_with_binaries(
     let mut json = match checked.text.then(|| via_text(&checked.value)).flatten() {
         Some(json) => json,
         None => serde_wasm_bindgen::from_value(checked.value)
-            .map_err(|e| error(kind, path, format!("{what} is not plain data: {e}")))?,
+            .map_err(|e| kind.error(path, format!("{what} is not plain data: {e}")))?,
     };
     if let Some(longs) = &checked.longs {
-        put_back_longs(&mut json, longs);
+        plain_data::put_back_longs(&mut json, &|k| string_of(&longs.get(k)));
     }
     Ok((json, checked.binaries))
-}
-
-/// The key of the placeholder that stands for a long string in the walk's copy (`{ [key]: k }`,
-/// the k-th of `longs`).
-const LONG_KEY: &str = "\u{0}text";
-
-/// Puts the long strings back in place of their placeholders, each crossing as UTF-8 bytes.
-fn put_back_longs(json: &mut Value, longs: &js_sys::Array) {
-    let mut stack = vec![json];
-    while let Some(v) = stack.pop() {
-        let long = match v {
-            Value::Object(o) if o.len() == 1 => o.get(LONG_KEY).and_then(Value::as_u64),
-            _ => None,
-        };
-        if let Some(k) = long {
-            let text = u32::try_from(k).ok().map(|k| longs.get(k));
-            *v = Value::String(text.as_ref().and_then(string_of).unwrap_or_default());
-            continue;
-        }
-        match v {
-            Value::Object(o) => stack.extend(o.values_mut()),
-            Value::Array(a) => stack.extend(a.iter_mut()),
-            _ => {}
-        }
-    }
 }
 
 /// The walk's plain copy read through JSON text: `JSON.stringify` in the engine, one string across
@@ -344,26 +255,6 @@ fn via_text(copy: &JsValue) -> Option<Value> {
     serde_json::from_slice(&bytes.to_vec()).ok()
 }
 
-use crate::formats::media::BINARY_PLACEHOLDER as BINARY_KEY;
-
-/// Whether `json` holds a binary placeholder.
-pub fn has_placeholder(json: &Value) -> bool {
-    let mut stack = vec![json];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(o) => {
-                if o.contains_key(BINARY_KEY) {
-                    return true;
-                }
-                stack.extend(o.values());
-            }
-            Value::Array(a) => stack.extend(a),
-            _ => {}
-        }
-    }
-    false
-}
-
 /// `json` as a JS value, with the caller's binary values put back where it holds placeholders:
 /// from `binaries` (those of the whole converted array) or, when the messages were converted one
 /// by one, from the caller's message `original` that `json` was exported from.
@@ -373,7 +264,7 @@ pub fn with_binaries(
     original: &JsValue,
 ) -> JsValue {
     let value = to_js(json);
-    if !has_placeholder(json) {
+    if !crate::formats::media::has_placeholder(json) {
         return value;
     }
     if let Some(b) = binaries {

@@ -16,15 +16,14 @@ use wasm_bindgen::prelude::*;
 
 use super::compact::call_options;
 use super::convert::{get, to_js};
-use super::driven::{unchanged_json, Driven, Host, Requests};
+use super::driven::{Driven, Host, Owner, Requests};
 use super::error::to_js as error_to_js;
-use super::options::{estimator_for, Callbacks};
+use super::options::estimator_for;
 use super::session::{snapshot_originals, Inner, Session};
 use crate::core::error::Error;
 use crate::core::message::Part;
-use crate::core::options::Options;
 use crate::core::pipeline::{
-    on_pressure, Compacted, Input, Job, Kind, Once, Pipeline, Prepare, Step, NOTHING_TO_COMPACT,
+    on_pressure, Compacted, Input, Job, Kind, Once, Prepare, NOTHING_TO_COMPACT,
 };
 use crate::core::prepare::{prepare_floored, History};
 use crate::core::prune::{Style, TtlOptions};
@@ -78,24 +77,8 @@ struct Notes {
 }
 
 impl Host for Notes {
-    fn options(&self) -> &Options {
-        &self.inner.options
-    }
-
-    fn callbacks(&self) -> &Callbacks {
-        &self.inner.callbacks
-    }
-
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
-        f(&mut self.inner.state.borrow_mut().pipeline)
-    }
-
-    fn commit(&mut self, _: &mut Input, _: Compacted) -> Result<JsValue, JsValue> {
-        Ok(JsValue::UNDEFINED)
-    }
-
-    fn unchanged(&self, _: usize, _: &str) -> Result<JsValue, JsValue> {
-        Ok(JsValue::UNDEFINED)
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
     }
 
     fn answered(&self, summary: String) {
@@ -108,7 +91,7 @@ impl Host for Notes {
 }
 
 fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-    let mut json = unchanged_json(tokens, warning);
+    let mut json = crate::core::report::unchanged(tokens, warning);
     if let Some(fields) = json.as_object_mut() {
         fields.insert("entryId".into(), serde_json::Value::Null);
     }
@@ -220,16 +203,8 @@ struct Commit {
 }
 
 impl Host for Commit {
-    fn options(&self) -> &Options {
-        &self.inner.options
-    }
-
-    fn callbacks(&self) -> &Callbacks {
-        &self.inner.callbacks
-    }
-
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
-        f(&mut self.inner.state.borrow_mut().pipeline)
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
     }
 
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {

@@ -1,13 +1,23 @@
 //! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
 
 use super::error::{throw, to_js};
-use super::types::{EncodingArg, TokenizerArg};
 use crate::core::error::{Error, ErrorCode};
 use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
 use js_sys::Uint8Array;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A JS value declared as `EncodingName` (`js/types/options.d.ts`); checked at run time.
+    #[wasm_bindgen(typescript_type = "EncodingName")]
+    pub type EncodingArg;
+
+    /// A JS value declared as `Tokenizer`; checked at run time.
+    #[wasm_bindgen(typescript_type = "Tokenizer")]
+    pub type TokenizerArg;
+}
 
 thread_local! {
     static REGISTRY: RefCell<EncodingRegistry> = RefCell::new(EncodingRegistry::default());
@@ -40,13 +50,7 @@ pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
 }
 
 fn parse_encoding(name: &JsValue, path: &str) -> Result<EncodingName, JsValue> {
-    let Some(name) = name.as_string() else {
-        return throw(Err(Error::invalid_input(
-            path,
-            "expected an encoding name: \"o200k_base\" or \"cl100k_base\"",
-        )));
-    };
-    throw(EncodingName::parse(&name, path))
+    throw(EncodingName::parse_arg(name.as_string().as_deref(), path))
 }
 
 /// Estimated tokens of `text`: the content-aware heuristic when `tokenizer` is `"heuristic"` (the

@@ -1,8 +1,8 @@
 // Values that must survive the package: a `Date` field is kept as its ISO string (as
 // JSON.stringify writes it) in the log, in a rewritten message and in converted messages; a lone
-// surrogate in message text comes back as itself from a rewritten message, a conversion and a
-// `toJSONL` / `fromJSONL` round trip (where the log holds the `\udXXX` escape JSON.stringify writes);
-// long texts cross whole.
+// surrogate in message text comes back as itself from a rewritten message, a conversion, a
+// `toJSONL` / `fromJSONL` round trip (where the log holds the `\udXXX` escape JSON.stringify writes)
+// and in the summarizer's request; long texts cross whole.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, Session, convertMessages, countTokens, estimateTokens } from "context-compaction";
@@ -95,3 +95,27 @@ function importedCount(text) {
   compactor.free();
   return a - b;
 }
+
+test("a lone surrogate reaches the summarizer's request as the caller wrote it", async () => {
+  const requests = [];
+  const compactor = new Compactor({
+    contextWindow: 100_000,
+    summarize: async (request) => {
+      requests.push(request);
+      return "the summary";
+    },
+  });
+  const history = [];
+  for (let i = 0; i < 12; i += 1) {
+    history.push({ role: "user", content: `question ${i}: ${lone} ${"word ".repeat(5000)}` });
+    history.push({ role: "assistant", content: `answer ${i}` });
+  }
+  const result = await compactor.compact(history);
+  assert.equal(result.compacted, true);
+  const [first] = requests;
+  // The core's marks (src/core/surrogates.rs) never reach the caller: the text is theirs.
+  assert.ok(first.transcript.includes(`question 0: ${lone}`), first.transcript.slice(0, 300));
+  assert.ok(!first.transcript.includes("\ufdd0\ufdd0"));
+  assert.equal(first.messages[0], history[0], "the request's messages are the caller's objects");
+  compactor.free();
+});

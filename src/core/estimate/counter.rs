@@ -18,6 +18,11 @@ pub enum Counter {
 }
 
 impl Counter {
+    /// The exact count of `exact` when given, the heuristic otherwise.
+    pub fn of(exact: Option<Rc<Encoding>>) -> Counter {
+        exact.map_or(Counter::Heuristic, Counter::Exact)
+    }
+
     /// Tokens of `text`.
     pub fn count(&self, text: &str) -> usize {
         if text.is_empty() {

@@ -9,7 +9,7 @@ pub mod trim;
 use crate::core::cut::{Direction, TurnBoundary};
 use crate::core::driver::FailurePolicy;
 use crate::core::error::{Error, Result};
-use crate::core::estimate::{ImageRule, Profile};
+use crate::core::estimate::{Counter, Estimator, ImageRule, Profile};
 use crate::core::format::Format;
 use crate::core::message::Role;
 use crate::core::models::model_info;
@@ -18,11 +18,12 @@ use crate::core::preset::Preset;
 use crate::core::prune::{
     ClearToolInputs, ClearToolUsesOptions, OpenCodeOptions, Style, TtlOptions,
 };
-use crate::core::settings::{Settings, SHADOW_PROMPT};
-use crate::core::tokens::EncodingName;
+use crate::core::settings::{Estimation, Settings, SHADOW_PROMPT};
+use crate::core::tokens::{Encoding, EncodingName};
 use crate::core::trigger::Trigger;
 use reader::Reader;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// How tokens are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +70,20 @@ impl Options {
             ));
         }
         Ok(())
+    }
+
+    /// The estimator the options ask for: `exact` is the loaded encoding of an exact tokenizer
+    /// (the binding loads it); otherwise the preset's estimate (the heuristic, or characters per
+    /// token). The model's image rule and profile factors apply either way.
+    pub fn estimator(&self, exact: Option<Rc<Encoding>>) -> Estimator {
+        let counter = match (exact, self.settings.estimation) {
+            (Some(encoding), _) => Counter::Exact(encoding),
+            (None, Estimation::Heuristic) => Counter::Heuristic,
+            (None, Estimation::CharsPerToken(n)) => Counter::CharsPerToken(n),
+        };
+        Estimator::new(counter)
+            .with_image_rule(self.image_rule)
+            .with_factors(self.profile.factors)
     }
 }
 

@@ -3,7 +3,8 @@
 //! holds the state that outlives a call (the circuit breaker, the count of compactions); one
 //! [`Job`] per call is the call's step machine ([`job`], its summarizing part in `pieces`), which
 //! the binding hands to JS as a handle and `js/driver.mjs` carries out ([`steps`]: what it asks
-//! for and what it is told, as plain data). [`Once`] is the same for one request outside a
+//! for and what it is told, as plain data; [`reading`]: how the driver's report of a step becomes
+//! the event the job takes). [`Once`] is the same for one request outside a
 //! compaction (a memory block's). The job makes every decision of a call,
 //! in order, with these rules:
 //!
@@ -32,12 +33,14 @@ pub mod job;
 pub mod once;
 mod pieces;
 pub mod prepare;
+pub mod reading;
 pub mod steps;
 
 pub use asking::{Asked, Asking};
 pub use job::Job;
 pub use once::Once;
 pub use prepare::{on_pressure, Prepare};
+pub use reading::{event, Awaits, ReportedValue};
 pub use steps::{
     BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome, StateField, Step,
     ValueId,

@@ -272,16 +272,9 @@ pub struct Input {
 /// The digest as the result's `digest` field.
 pub fn digest_json(d: &Digest, summary: &str) -> Value {
     let r = crate::core::summary::retention::Retention::of(d, summary);
-    let mut kinds = serde_json::Map::new();
-    for k in &r.kinds {
-        kinds.insert(
-            k.kind.into(),
-            json!({"total": k.total, "kept": k.total - k.missing.len(), "missing": k.missing}),
-        );
-    }
     json!({
         "filesRead": d.files_read, "filesModified": d.files_modified, "commands": d.commands,
         "errors": d.errors, "userRequests": d.user_requests, "pendingTasks": d.pending_tasks,
-        "retention": {"total": r.total(), "kept": r.kept(), "recall": r.recall(), "kinds": kinds},
+        "retention": crate::core::report::retention(&r),
     })
 }

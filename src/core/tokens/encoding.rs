@@ -47,6 +47,15 @@ impl EncodingName {
             })
     }
 
+    /// [`EncodingName::parse`] of a JS argument: `None` when it is not a string.
+    pub fn parse_arg(name: Option<&str>, path: &str) -> Result<EncodingName> {
+        let name = name.ok_or_else(|| {
+            let expected = "expected an encoding name: \"o200k_base\" or \"cl100k_base\"";
+            Error::invalid_input(path, expected)
+        })?;
+        EncodingName::parse(name, path)
+    }
+
     /// How many ranks the published table of this encoding holds (special tokens excluded).
     pub fn rank_count(self) -> usize {
         match self {

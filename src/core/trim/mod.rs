@@ -58,6 +58,7 @@ pub use history::TrimSource;
 
 use crate::core::error::{Error, Result};
 use crate::core::message::{Message, Part, Role};
+use crate::core::render::{Origin, Rendered};
 use history::{Direction, History, Slice};
 use rustc_hash::FxHashSet;
 
@@ -195,7 +196,34 @@ impl Trimmed {
             .filter_map(|k| Some(k.select(messages.get(k.index)?)))
             .collect()
     }
+
+    /// The kept messages as a render: a whole one is the input's (by index), one kept in part is
+    /// changed (exported over the caller's object).
+    pub fn rendered(&self, messages: &[Message]) -> Vec<Rendered> {
+        let one = |k: &TrimmedMessage| {
+            let origin = match k.parts {
+                None => Origin::Input(k.index),
+                Some(_) => Origin::Changed(k.index),
+            };
+            let message = k.select(messages.get(k.index)?);
+            Some(Rendered { message, origin })
+        };
+        self.kept.iter().filter_map(one).collect()
+    }
 }
+
+/// LangChain's `trimMessages` options that have no meaning here, each with the reason it is
+/// refused by name (a function value would otherwise fail the conversion of the options).
+pub const LANGCHAIN_ONLY: [(&str, &str); 2] = [
+    (
+        "tokenCounter",
+        "tokenCounter is not supported: tokens are counted by the package; choose tokenizer: \"heuristic\" (default), \"o200k_base\" or \"cl100k_base\"",
+    ),
+    (
+        "textSplitter",
+        "textSplitter is not supported: with allowPartial, whole content blocks are kept",
+    ),
+];
 
 /// Trims `messages` (with `tokens[i]` the cost of message `i`, `part_cost` the cost of one part)
 /// to at most `options.max_tokens`, by the rules of the module documentation. Never separates a
