@@ -145,22 +145,6 @@ impl MemoryBlock {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_extractive_memory_summary_keeps_the_newest_lines_that_fit() {
-        let notes: Vec<String> = (1..=3).map(|i| format!("note {i}")).collect();
-        assert_eq!(
-            extractive_summary(Some("- old"), &notes, 1000),
-            "- old\n- note 1\n- note 2\n- note 3"
-        );
-        assert_eq!(extractive_summary(None, &notes, 18), "- note 2\n- note 3");
-        assert_eq!(extractive_summary(None, &notes, 17), "- note 3");
-    }
-}
-
 impl Session {
     /// Appends a note to the memory block.
     pub fn add_note(&mut self, text: String) -> String {
@@ -191,6 +175,23 @@ impl Session {
         id
     }
 
+    /// The memory block's oldest notes when they are due (seed 004: 10 of 15): the user prompt
+    /// of their summary request and how many they are.
+    pub fn notes_due(&self) -> Option<(String, usize)> {
+        let block = self.notes();
+        let due = block.due()?;
+        Some((notes_prompt(block.summary.as_deref(), due), due.len()))
+    }
+
+    /// Condenses the oldest `count` notes without a model: the notes themselves after the
+    /// previous summary, within `max_chars` ([`extractive_summary`]).
+    pub fn condense_notes(&mut self, count: usize, max_chars: usize) {
+        let block = self.notes();
+        let notes = block.notes.get(..count).unwrap_or_default();
+        let summary = extractive_summary(block.summary.as_deref(), notes, max_chars);
+        self.compact_notes(summary, count);
+    }
+
     /// The memory block: its summary and the notes it does not cover.
     pub fn notes(&self) -> MemoryBlock {
         MemoryBlock::of(&self.log)
@@ -219,5 +220,21 @@ impl Session {
             at = s + 1;
         }
         Some((at, message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extractive_memory_summary_keeps_the_newest_lines_that_fit() {
+        let notes: Vec<String> = (1..=3).map(|i| format!("note {i}")).collect();
+        assert_eq!(
+            extractive_summary(Some("- old"), &notes, 1000),
+            "- old\n- note 1\n- note 2\n- note 3"
+        );
+        assert_eq!(extractive_summary(None, &notes, 18), "- note 2\n- note 3");
+        assert_eq!(extractive_summary(None, &notes, 17), "- note 3");
     }
 }
