@@ -96,15 +96,10 @@ impl Inner {
         }
     }
 
+    /// The configuration of the session's core (an exact encoding must be loaded).
     pub fn config(&self) -> Result<Config, JsValue> {
-        Ok(Config {
-            settings: self.options.settings.clone(),
-            estimator: estimator_for(&self.options)?,
-            background_tokens: (self.session_options)
-                .background_tokens(&self.options.settings.budget),
-            calibration: crate::core::estimate::Learned::new(self.options.profile.error),
-            self_calibration: self.options.self_calibration,
-        })
+        let estimator = estimator_for(&self.options)?;
+        Ok(self.session_options.config(&self.options, estimator))
     }
 
     /// The session's format (`None`: not known yet).
@@ -229,7 +224,7 @@ impl Inner {
 }
 
 /// `INVALID_INPUT` at `path` unless `core` holds a session.
-fn need<'a, T>(core: Option<&'a mut T>, path: &str, why: &str) -> Result<&'a mut T, JsValue> {
+fn need<T>(core: Option<T>, path: &str, why: &str) -> Result<T, JsValue> {
     core.ok_or_else(|| super::error::to_js(&Error::invalid_input(path, why), None))
 }
 
@@ -358,12 +353,18 @@ impl Session {
             true => None,
             false => Some(text_arg(&entry_id, "entryId")?),
         };
-        let mut state = self.inner.state.borrow_mut();
-        let state = &mut *state;
-        let core = need(state.core.as_mut(), "session", "the session is empty")?;
-        let at = entry_id.as_deref().and_then(|id| core.position(id));
+        let state = self.inner.state.borrow();
+        let core = need(state.core.as_ref(), "session", "the session is empty")?;
         let branched = throw(core.branch_at(entry_id.as_deref(), fresh_id()))?;
+        // The caller's objects of the entries the branch keeps: all but its branch entry.
         let len = branched.log().len();
+        let mut originals: Vec<JsValue> = state
+            .originals
+            .iter()
+            .take(len.saturating_sub(1))
+            .cloned()
+            .collect();
+        originals.resize(len, JsValue::UNDEFINED);
         let inner = Inner {
             options: self.inner.options.clone(),
             session_options: SessionOptions {
@@ -373,14 +374,6 @@ impl Session {
             callbacks: self.inner.callbacks.clone(),
             state: state_for(Some(branched), &self.inner.options),
         };
-        // The caller's objects of the entries the branch keeps.
-        let kept = state
-            .originals
-            .iter()
-            .take(at.map_or(0, |i| i + 1))
-            .cloned();
-        let mut originals: Vec<JsValue> = kept.collect();
-        originals.resize(len, JsValue::UNDEFINED);
         inner.state.borrow_mut().originals = originals;
         Ok(Session {
             inner: Rc::new(inner),

@@ -27,41 +27,6 @@ use crate::core::summary::SummaryMode;
 use crate::formats::session_context::snapshot_slots;
 use crate::formats::{session_input, Format};
 
-/// The session as the host of a compaction ([`Commit`]) or of a memory block's request.
-struct Notes {
-    inner: Rc<Inner>,
-    count: usize,
-}
-
-impl Host for Notes {
-    fn options(&self) -> &Options {
-        &self.inner.options
-    }
-
-    fn callbacks(&self) -> &Callbacks {
-        &self.inner.callbacks
-    }
-
-    fn with_pipeline(&self, f: &mut dyn FnMut(&mut Pipeline) -> Step) -> Step {
-        f(&mut self.inner.state.borrow_mut().pipeline)
-    }
-
-    fn commit(&mut self, _: &mut Input, _: Compacted) -> Result<JsValue, JsValue> {
-        Ok(JsValue::UNDEFINED)
-    }
-
-    fn unchanged(&self, _: usize, _: &str) -> Result<JsValue, JsValue> {
-        Ok(JsValue::UNDEFINED)
-    }
-
-    fn answered(&self, summary: String) {
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
-            core.compact_notes(summary, self.count);
-        }
-    }
-}
-
 /// A result with the session's rendered messages and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
     let out = to_js(result);
@@ -93,10 +58,7 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         let result = results::unchanged(unchanged_json(0, NOTHING_TO_COMPACT));
         return Ok(with_messages(inner, &result, &Array::new()));
     };
-    let format = Format::parse(&core.header().format)
-        .ok()
-        .flatten()
-        .unwrap_or(Format::AiSdk);
+    let format = inner.format(&state).unwrap_or(Format::AiSdk);
     let slots = snapshot_slots(core, &snapshot, format);
     let originals = inner.values(&mut state, slots, format);
     drop(state);
@@ -110,27 +72,39 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
             .map(|r| get(&r, "messages").unchecked_into());
     }
     requests.state = input.state.clone();
-    let host = Commit {
-        inner: Rc::clone(inner),
-        snapshot,
+    let task = Task::Compaction {
+        snapshot: Box::new(snapshot),
         originals,
         format,
         kind,
     };
+    let host = Hosted {
+        inner: Rc::clone(inner),
+        task,
+    };
     Ok(Driven::job(Job::new(input), Box::new(host), requests, call.signal).into())
 }
 
-/// The session as the host of a driven compaction: its pipeline, and the log entry of a
-/// committed compaction.
-struct Commit {
+/// The session as the host of what a [`Driven`] handle runs: its pipeline, and what an outcome
+/// changes in the log.
+struct Hosted {
     inner: Rc<Inner>,
-    snapshot: Snapshot,
-    originals: Array,
-    format: Format,
-    kind: Kind,
+    task: Task,
 }
 
-impl Host for Commit {
+enum Task {
+    /// A memory block's request for its oldest `count` notes.
+    Notes(usize),
+    /// A compaction planned from `snapshot` (of the caller's objects `originals`).
+    Compaction {
+        snapshot: Box<Snapshot>,
+        originals: Array,
+        format: Format,
+        kind: Kind,
+    },
+}
+
+impl Host for Hosted {
     fn options(&self) -> &Options {
         &self.inner.options
     }
@@ -144,34 +118,58 @@ impl Host for Commit {
     }
 
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
+        if let Task::Notes(_) = self.task {
+            return Ok(JsValue::UNDEFINED);
+        }
         let result = results::unchanged(unchanged_json(tokens, warning));
         Ok(with_messages(&self.inner, &result, &Array::new()))
     }
 
     fn failed(&self, error: &JsValue) {
-        if self.kind == Kind::Background {
+        if let Task::Compaction {
+            kind: Kind::Background,
+            ..
+        } = self.task
+        {
             // Said once by the next `prepare()`, whatever the policy made of it.
             self.inner.state.borrow_mut().background_error = Some(error.clone());
         }
     }
 
+    fn answered(&self, summary: String) {
+        if let (Task::Notes(count), Some(core)) =
+            (&self.task, self.inner.state.borrow_mut().core.as_mut())
+        {
+            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
+            core.compact_notes(summary, *count);
+        }
+    }
+
     fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
+        let Task::Compaction {
+            snapshot,
+            originals,
+            format,
+            kind,
+        } = &mut self.task
+        else {
+            return Ok(JsValue::UNDEFINED);
+        };
         // The messages the job took from the snapshot, back for the commit's checks.
-        self.snapshot.messages = std::mem::take(&mut input.messages);
+        snapshot.messages = std::mem::take(&mut input.messages);
         let entry_id = {
             let mut state = self.inner.state.borrow_mut();
             let empty = || error_to_js(&Error::invalid_input("session", "empty"), None);
             let core = state.core.as_mut().ok_or_else(empty)?;
-            let continues = self.kind.continues().then_some(self.format);
+            let continues = kind.continues().then_some(*format);
             #[allow(clippy::cast_possible_truncation)]
             let now = js_sys::Date::now() as i64;
-            let id =
-                session_input::commit(core, &self.snapshot, &input.plan, &done, now, continues);
+            let id = session_input::commit(core, snapshot, &input.plan, &done, now, continues);
             let (id, len) = (throw(id)?, core.log().len());
             state.originals.resize(len, JsValue::UNDEFINED);
             id
         };
-        let at = |&i: &usize| self.originals.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let at = |&i: &usize| originals.get(u32::try_from(i).unwrap_or(u32::MAX));
         let removed: Array = done.removed.iter().map(at).collect();
         Ok(with_messages(
             &self.inner,
@@ -233,12 +231,10 @@ impl Session {
         if compact {
             return Ok(JsValue::UNDEFINED);
         }
-        // Read as JSON: a value of another type is `null` (refused with the core's message).
         let given = |key: &str| Some(get(&options, key)).filter(|v| !v.is_undefined());
-        let number = |v: JsValue| v.as_f64().and_then(serde_json::Number::from_f64);
-        let now = given("now").map(|v| number(v).map_or(Value::Null, Value::Number));
-        let background = given("background").map(|v| v.as_bool().map_or(Value::Null, Value::Bool));
-        let background = throw(results::prepare_options(now.as_ref(), background.as_ref()))?;
+        let now = given("now").map(|v| v.as_f64());
+        let background = given("background").map(|v| v.as_bool());
+        let background = throw(results::prepare_options(now, background))?;
         let force = call_options(&options).force;
         Ok(to_js(
             &serde_json::json!({"force": force, "background": background}),
@@ -301,9 +297,9 @@ impl Session {
         }
         drop(state);
         let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
-        let host = Notes {
+        let host = Hosted {
             inner: Rc::clone(inner),
-            count,
+            task: Task::Notes(count),
         };
         Driven::once(once, Box::new(host), call_options(&options).signal).into()
     }

@@ -4,13 +4,11 @@
 //! this file converts values and keeps the caller's objects with their entries in the merged
 //! log. Not API: the names start with `__`.
 
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::convert::to_js;
 use super::error::throw;
 use super::session::Session;
-use crate::core::error::Error;
 use crate::core::session::results;
 
 #[wasm_bindgen]
@@ -53,24 +51,7 @@ impl Session {
     /// Merges the lines other writers stored after this session's (`header` is the store's):
     /// `{ merged, dropped: [{ id, type }] }`.
     #[wasm_bindgen(js_name = __storeMerge, skip_typescript)]
-    pub fn store_merge(&self, header: String, lines: JsValue) -> Result<JsValue, JsValue> {
-        let not_strings = || {
-            throw(Err(Error::invalid_input(
-                "lines",
-                "must be an array of strings",
-            )))
-        };
-        if !Array::is_array(&lines) {
-            return not_strings();
-        }
-        let lines: Vec<String> = (Array::from(&lines).iter().enumerate())
-            .map(|(i, v)| {
-                let path = format!("lines[{i}]");
-                v.as_string().ok_or_else(|| {
-                    super::error::to_js(&Error::invalid_input(path, "must be a string"), None)
-                })
-            })
-            .collect::<Result<_, _>>()?;
+    pub fn store_merge(&self, header: String, lines: Vec<String>) -> Result<JsValue, JsValue> {
         let inner = &self.inner;
         let mut state = inner.state.borrow_mut();
         let state = &mut *state;

@@ -140,21 +140,18 @@ pub fn count_arg(value: Option<f64>, path: &str) -> Result<Option<usize>> {
     }
 }
 
-/// `prepare()`'s own options, given as JSON (`None`: not given): `now` a finite time in
-/// milliseconds; `background` a boolean (default `true`), which this returns.
-pub fn prepare_options(now: Option<&Value>, background: Option<&Value>) -> Result<bool> {
-    if now.is_some_and(|n| !n.as_f64().is_some_and(f64::is_finite)) {
+/// `prepare()`'s own options (`None`: not given; `Some(None)`: given, of another type): `now` a
+/// finite time in milliseconds; `background` a boolean (default `true`), which this returns.
+pub fn prepare_options(now: Option<Option<f64>>, background: Option<Option<bool>>) -> Result<bool> {
+    if now.is_some_and(|n| !n.is_some_and(f64::is_finite)) {
         return Err(Error::invalid_option(
             "now",
             "now must be a finite time in milliseconds",
         ));
     }
-    match background {
-        None => Ok(true),
-        Some(b) => b
-            .as_bool()
-            .ok_or_else(|| Error::invalid_option("background", "must be a boolean")),
-    }
+    background
+        .unwrap_or(Some(true))
+        .ok_or_else(|| Error::invalid_option("background", "must be a boolean"))
 }
 
 /// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
@@ -294,11 +291,13 @@ mod tests {
     #[test]
     fn prepare_options_check_now_and_background() {
         assert!(prepare_options(None, None).unwrap());
-        assert!(!prepare_options(Some(&json!(5)), Some(&json!(false))).unwrap());
-        let e = prepare_options(Some(&json!("soon")), None).unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidOptions);
-        assert_eq!(e.path.as_deref(), Some("now"));
-        let e = prepare_options(None, Some(&json!(1))).unwrap_err();
+        assert!(!prepare_options(Some(Some(5.0)), Some(Some(false))).unwrap());
+        for now in [None, Some(f64::NAN), Some(f64::INFINITY)] {
+            let e = prepare_options(Some(now), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOptions);
+            assert_eq!(e.path.as_deref(), Some("now"));
+        }
+        let e = prepare_options(None, Some(None)).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("background"));
     }
 
