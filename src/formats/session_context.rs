@@ -123,3 +123,129 @@ pub fn cache_markers(
     .filter_map(|i| Some((i, with_cache_marker(messages.get(i)?.as_ref()?))))
     .collect()
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::core::estimate::{Counter, Estimator};
+    use crate::core::session::CachePointKind;
+    use crate::formats::message_importer;
+
+    fn session(format: Format, values: &[Value]) -> Session {
+        let options = crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap();
+        let config = crate::core::session::Config {
+            settings: options.settings,
+            estimator: Estimator::new(Counter::Heuristic),
+            background_tokens: None,
+            calibration: Default::default(),
+            self_calibration: false,
+        };
+        let mut s = Session::new(config, "s".into(), format.as_str().into());
+        let import = message_importer(format);
+        let messages = (values.iter()).map(|v| import(v, "m").unwrap()).collect();
+        s.append(messages);
+        s
+    }
+
+    fn chat() -> Vec<Value> {
+        vec![
+            json!({"role": "system", "content": "be brief"}),
+            json!({"role": "user", "content": "read src/lib.rs"}),
+            json!({"role": "assistant", "content": "Reading it."}),
+        ]
+    }
+
+    #[test]
+    fn untouched_messages_are_their_entries_and_the_memory_block_follows_the_system_messages() {
+        let mut s = session(Format::AiSdk, &chat());
+        assert_eq!(format_of(Some(&s), None), Some(Format::AiSdk));
+        assert_eq!(format_of(None, Some(Format::OpenAi)), Some(Format::OpenAi));
+        let slots = live_slots(&s, Format::AiSdk);
+        assert_eq!(slots, vec![Slot::Entry(0), Slot::Entry(1), Slot::Entry(2)]);
+        assert_eq!(entry_value(&s, 1, Format::AiSdk), chat()[1]);
+        assert_eq!(entry_value(&s, 9, Format::AiSdk), Value::Null);
+        s.add_note("the user prefers tabs".into());
+        let slots = live_slots(&s, Format::AiSdk);
+        assert_eq!(slots.len(), 4);
+        assert_eq!(slots[0], Slot::Entry(0));
+        let Slot::Exported(memory) = &slots[1] else {
+            panic!("the memory block is exported: {slots:?}");
+        };
+        assert_eq!(memory["role"], "system");
+        assert!(memory["content"].as_str().unwrap().contains("prefers tabs"));
+        assert_eq!(slots[2], Slot::Entry(1));
+    }
+
+    #[test]
+    fn a_snapshot_s_logged_messages_are_their_entries() {
+        let s = session(Format::AiSdk, &chat());
+        let snapshot = s.snapshot();
+        let slots = snapshot_slots(&s, &snapshot, Format::AiSdk);
+        assert_eq!(slots, vec![Slot::Entry(0), Slot::Entry(1), Slot::Entry(2)]);
+    }
+
+    #[test]
+    fn the_render_result_names_its_fields() {
+        let s = session(Format::AiSdk, &chat());
+        let (result, points) = render_result(Some(&s), Some(Format::AiSdk));
+        let mut keys: Vec<&String> = result.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["cachePoints", "format", "summaryIndex", "tokens"]);
+        assert_eq!(result["tokens"], s.tokens());
+        assert_eq!(result["format"], "ai-sdk");
+        assert_eq!(
+            result["cachePoints"].as_array().unwrap().len(),
+            points.len()
+        );
+        let (empty, none) = render_result(None, None);
+        assert_eq!(
+            empty,
+            json!({"tokens": 0, "cachePoints": [], "summaryIndex": null, "format": null})
+        );
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn cache_markers_go_on_anthropic_messages_within_the_limit() {
+        let points: Vec<CachePoint> = (0..5)
+            .map(|index| CachePoint {
+                index,
+                kind: CachePointKind::Tail,
+            })
+            .collect();
+        let messages: Vec<Value> = (0..5)
+            .map(|i| json!({"role": "user", "content": format!("m{i}")}))
+            .collect();
+        let options = RenderOptions {
+            cache_control: true,
+            reserved: 1,
+        };
+        let mut reads = 0;
+        let mut read = |i: usize| {
+            reads += 1;
+            messages.get(i).cloned()
+        };
+        let marked = cache_markers(Some(Format::Anthropic), &options, &points, 5, &mut read);
+        assert_eq!(reads, 5);
+        assert_eq!(
+            marked.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        assert_eq!(count_cache_markers(&marked[0].1), 1);
+        // A marker already present counts toward the limit.
+        let mut with_one = messages.clone();
+        with_one[4] = with_cache_marker(&with_one[4]);
+        let mut read = |i: usize| with_one.get(i).cloned();
+        let marked = cache_markers(Some(Format::Anthropic), &options, &points, 5, &mut read);
+        assert_eq!(marked.len(), 2);
+        // Another format, or cacheControl off: no marker, and nothing read.
+        let mut never = |_: usize| -> Option<Value> { panic!("read") };
+        assert!(cache_markers(Some(Format::OpenAi), &options, &points, 5, &mut never).is_empty());
+        let off = RenderOptions {
+            cache_control: false,
+            reserved: 0,
+        };
+        assert!(cache_markers(Some(Format::Anthropic), &off, &points, 5, &mut never).is_empty());
+    }
+}

@@ -204,3 +204,184 @@ pub fn merge(
         .collect();
     Ok((crate::core::session::results::merged(&merged), moved))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::core::estimate::{Counter, Estimator};
+    use serde_json::json;
+
+    fn config() -> Config {
+        let options = crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap();
+        Config {
+            settings: options.settings,
+            estimator: Estimator::new(Counter::Heuristic),
+            background_tokens: None,
+            calibration: Default::default(),
+            self_calibration: false,
+        }
+    }
+
+    fn fresh() -> Option<Fresh> {
+        Some(Fresh {
+            config: config(),
+            id: "s".into(),
+            tag: Some("k1".into()),
+        })
+    }
+
+    fn plain() -> Vec<Value> {
+        vec![
+            json!({"role": "user", "content": "read src/lib.rs"}),
+            json!({"role": "assistant", "content": "Reading it."}),
+        ]
+    }
+
+    fn anthropic_tools() -> Vec<Value> {
+        vec![
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "src/lib.rs"}}]}),
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "pub fn f() {}"}]}),
+        ]
+    }
+
+    #[test]
+    fn plain_text_starts_a_provisional_session_and_the_first_marked_append_decides_it() {
+        let mut slot = None;
+        let grown = std::cell::Cell::new(0);
+        let grow = || grown.set(grown.get() + 1);
+        assert!(append(&mut slot, None, None, &[], 5, &grow)
+            .unwrap()
+            .is_empty());
+        assert!(slot.is_none());
+        let ids = append(&mut slot, fresh(), None, &plain(), 5, &grow).unwrap();
+        assert_eq!(ids, ["e1.k1", "e2.k1"]);
+        assert_eq!(grown.get(), 2);
+        let s = slot.as_ref().unwrap();
+        assert_eq!(s.header().format, "ai-sdk");
+        assert!(!s.format_decided());
+        // Stamped with the time of the append.
+        assert!(s.messages().iter().all(|m| m.timestamp == Some(5)));
+        append(&mut slot, None, None, &anthropic_tools(), 6, &grow).unwrap();
+        let s = slot.as_ref().unwrap();
+        assert!(s.format_decided());
+        assert_eq!(s.header().format, "anthropic");
+        assert_eq!(s.messages().len(), 4);
+    }
+
+    #[test]
+    fn a_given_format_is_used_and_a_refused_message_changes_nothing() {
+        let mut slot = None;
+        let grow = || {};
+        let given = Some(Format::Anthropic);
+        append(&mut slot, fresh(), given, &plain(), 1, &grow).unwrap();
+        let s = slot.as_ref().unwrap();
+        assert_eq!(s.header().format, "anthropic");
+        assert!(s.format_decided());
+        let version = s.version();
+        let bad = vec![json!({"role": "user", "content": "ok"}), json!({"role": 7})];
+        let e = append(&mut slot, None, given, &bad, 2, &grow).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("messages[1].role"));
+        assert_eq!(slot.as_ref().unwrap().version(), version);
+    }
+
+    #[test]
+    fn a_log_reads_back_a_piece_at_a_time() {
+        let mut slot = None;
+        append(&mut slot, fresh(), None, &plain(), 1, &|| {}).unwrap();
+        let text = slot.as_ref().unwrap().to_jsonl();
+        let mut reader = log_reader(false);
+        for piece in text.as_bytes().chunks(7) {
+            reader.push(piece).unwrap();
+        }
+        let loaded = reader.finish().unwrap().unwrap();
+        assert_eq!(Session::from_loaded(config(), loaded).messages().len(), 2);
+        assert!(log_reader(true).finish().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_store_s_lines_make_an_empty_session_and_merge_into_one_keeping_the_pending_entries() {
+        let mut theirs = None;
+        append(&mut theirs, fresh(), None, &plain(), 1, &|| {}).unwrap();
+        let text = theirs.as_ref().unwrap().to_jsonl();
+        let mut lines = text.lines().map(str::to_string);
+        let header = lines.next().unwrap();
+        let lines: Vec<String> = lines.collect();
+        // Nothing here yet: the session is what the store holds.
+        let mut slot = None;
+        let (result, moved) = merge(
+            &mut slot,
+            header.clone(),
+            lines.clone(),
+            Some(config()),
+            None,
+        )
+        .unwrap();
+        assert_eq!(result, json!({"merged": 2, "dropped": []}));
+        assert_eq!(moved, [None, None]);
+        // A session holding the same header and one pending entry of its own.
+        let mut mine =
+            Session::from_jsonl(&header, config(), &message_importer(Format::AiSdk)).unwrap();
+        mine.set_id_tag(Some("k2".into()));
+        mine.append(vec![Message::text(
+            crate::core::message::Role::User,
+            "mine",
+        )]);
+        let mut slot = Some(mine);
+        let (result, moved) = merge(&mut slot, header, lines, None, None).unwrap();
+        assert_eq!(result["merged"], 2);
+        let log = slot.as_ref().unwrap().log();
+        assert_eq!(log.len(), 3);
+        // The pending entry (index 0 before) moved after the stored ones, keeping its object.
+        let at = log.iter().position(|e| e.id == "e1.k2").unwrap();
+        assert_eq!(moved[at], Some(0));
+        assert_eq!(moved.iter().flatten().count(), 1);
+    }
+
+    #[test]
+    fn a_commit_appends_the_continue_message_only_when_the_kind_continues() {
+        let options = crate::core::options::parse(
+            &json!({"contextWindow": 100_000, "continueMessage": "Continue if you have next steps"}),
+        )
+        .unwrap();
+        let estimator = Estimator::new(Counter::Heuristic);
+        for continues in [Some(Format::AiSdk), None] {
+            let config = Config {
+                settings: options.settings.clone(),
+                ..config()
+            };
+            let mut s = Session::new(config, "s".into(), "ai-sdk".into());
+            let turns: Vec<Value> = (0..8)
+                .map(|i| match i % 2 {
+                    0 => json!({"role": "user", "content": format!("question {i} ").repeat(200)}),
+                    _ => {
+                        json!({"role": "assistant", "content": format!("answer {i} ").repeat(200)})
+                    }
+                })
+                .collect();
+            let import = message_importer(Format::AiSdk);
+            s.append(turns.iter().map(|v| import(v, "m").unwrap()).collect());
+            let planned =
+                crate::core::session::planning::plan(Some(&s), &options, &estimator, true).unwrap();
+            let plan = planned.prepared.plan.clone();
+            let snapshot = planned.snapshot.unwrap();
+            let done = Compacted {
+                tokens_before: snapshot.total,
+                round: 1,
+                split_turn: false,
+                removed: Vec::new(),
+                summary: Some("what happened".into()),
+                digest: Value::Null,
+                rendered: Vec::new(),
+                tokens_after: 10,
+                state: None,
+                warnings: Vec::new(),
+            };
+            let id = commit(&mut s, &snapshot, &plan, &done, 7, continues).unwrap();
+            assert!(s.position(&id).is_some());
+            let last = s.messages().last().map(|m| m.plain_text());
+            let continued = last.as_deref() == Some("Continue if you have next steps");
+            assert_eq!(continued, continues.is_some());
+        }
+    }
+}
