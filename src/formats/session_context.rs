@@ -37,7 +37,11 @@ pub fn entry_value(session: &Session, i: usize, format: Format) -> Value {
     };
     match &m.original {
         Some(o) => o.clone(),
-        None => (format.export(std::slice::from_ref(m)).into_iter().next()).unwrap_or(Value::Null),
+        None => format
+            .export(std::slice::from_ref(m))
+            .into_iter()
+            .next()
+            .unwrap_or(Value::Null),
     }
 }
 
@@ -48,9 +52,12 @@ pub fn live_slots(session: &Session, format: Format) -> Vec<Slot> {
     for item in &session.view().items {
         match &item.altered {
             None => out.push(Slot::Entry(item.entry)),
-            Some(m) => {
-                out.extend((format.export(std::slice::from_ref(m)).into_iter()).map(Slot::Exported))
-            }
+            Some(m) => out.extend(
+                format
+                    .export(std::slice::from_ref(m))
+                    .into_iter()
+                    .map(Slot::Exported),
+            ),
         }
     }
     if let Some((at, m)) = session.memory() {
@@ -69,7 +76,10 @@ pub fn snapshot_slots(session: &Session, snapshot: &Snapshot, format: Format) ->
         let value = m.and_then(|m| format.export(std::slice::from_ref(m)).into_iter().next());
         Slot::Exported(value.unwrap_or(Value::Null))
     };
-    (snapshot.sources.iter().enumerate())
+    snapshot
+        .sources
+        .iter()
+        .enumerate()
         .map(|(k, source)| match source {
             Source::Entry(id) => session
                 .position(id)
@@ -89,7 +99,8 @@ pub fn render_result(
         Some(s) => (s.tokens(), s.cache_points(), s.summary_index()),
         None => (0, Vec::new(), None),
     };
-    let listed: Vec<Value> = (points.iter())
+    let listed: Vec<Value> = points
+        .iter()
         .map(|p| json!({"index": p.index, "kind": p.kind.as_str()}))
         .collect();
     let result = json!({
@@ -104,7 +115,8 @@ pub fn render_result(
 /// The messages that get a `cache_control` marker, each with its marked form: in Anthropic
 /// format with `cacheControl`, the cache points `options` allow beside the markers the `count`
 /// messages already hold. `read(i)` gives message `i` as JSON (`None`: not readable, taken as
-/// holding no marker and left as it is); it is called only when markers are wanted.
+/// holding no marker and left as it is); it is called only when markers are wanted, once per
+/// message and again for each marked one.
 pub fn cache_markers(
     format: Option<Format>,
     options: &RenderOptions,
@@ -115,13 +127,17 @@ pub fn cache_markers(
     if format != Some(Format::Anthropic) || !options.cache_control {
         return Vec::new();
     }
-    let messages: Vec<Option<Value>> = (0..count).map(read).collect();
-    let existing = (messages.iter().flatten()).map(count_cache_markers).sum();
-    (options
-        .marked(points, existing, MAX_CACHE_BREAKPOINTS)
-        .into_iter())
-    .filter_map(|i| Some((i, with_cache_marker(messages.get(i)?.as_ref()?))))
-    .collect()
+    // Each message is read, counted and dropped (a long context is never held as JSON at
+    // once); the few that get a marker are read again.
+    let existing = (0..count)
+        .filter_map(&mut *read)
+        .map(|m| count_cache_markers(&m))
+        .sum();
+    let marked = options.marked(points, existing, MAX_CACHE_BREAKPOINTS);
+    marked
+        .into_iter()
+        .filter_map(|i| Some((i, with_cache_marker(&read(i)?))))
+        .collect()
 }
 
 #[cfg(test)]
@@ -143,7 +159,7 @@ mod tests {
         };
         let mut s = Session::new(config, "s".into(), format.as_str().into());
         let import = message_importer(format);
-        let messages = (values.iter()).map(|v| import(v, "m").unwrap()).collect();
+        let messages = values.iter().map(|v| import(v, "m").unwrap()).collect();
         s.append(messages);
         s
     }
@@ -227,7 +243,7 @@ mod tests {
             messages.get(i).cloned()
         };
         let marked = cache_markers(Some(Format::Anthropic), &options, &points, 5, &mut read);
-        assert_eq!(reads, 5);
+        assert_eq!(reads, 5 + 3);
         assert_eq!(
             marked.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
             [0, 1, 2]

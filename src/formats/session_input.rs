@@ -34,7 +34,8 @@ pub struct Fresh {
 }
 
 /// Appends `values` (the caller's messages as JSON) to `slot`, making the session when it is
-/// `None` (from `fresh`; given whenever `slot` is `None` and `values` is not empty). `given`: the
+/// `None` (from `fresh`; needed when `slot` is `None` and either `values` is not empty or the
+/// format is `given`: an empty append then makes the session). `given`: the
 /// format of the options. `now`: the time of the append (milliseconds since the Unix epoch).
 /// `grow` runs before each large allocation (the binding grows its memory ahead). Returns the new
 /// entries' ids; a refused message changes nothing.
@@ -71,7 +72,9 @@ pub fn append(
     };
     let import = message_importer(format);
     grow();
-    let messages: Vec<Message> = (values.iter().enumerate())
+    let messages: Vec<Message> = values
+        .iter()
+        .enumerate()
         .map(|(i, v)| {
             let mut m = import(v, &format!("messages[{i}]"))?;
             m.timestamp.get_or_insert(now);
@@ -190,13 +193,19 @@ pub fn merge(
     };
     // The entries not stored yet move: each keeps its object, found by id.
     let stored = core.stored();
-    let before: std::collections::HashMap<String, usize> = (core.log().iter().enumerate())
+    let before: std::collections::HashMap<String, usize> = core
+        .log()
+        .iter()
+        .enumerate()
         .skip(stored)
         .map(|(i, e)| (e.id.clone(), i))
         .collect();
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let merged = core.merge_remote(&header, &refs, &import)?;
-    let moved = (core.log().iter().enumerate())
+    let moved = core
+        .log()
+        .iter()
+        .enumerate()
         .map(|(i, e)| match i < stored {
             true => Some(i),
             false => before.get(&e.id).copied(),
@@ -274,7 +283,12 @@ mod tests {
         let mut slot = None;
         let grow = || {};
         let given = Some(Format::Anthropic);
-        append(&mut slot, fresh(), given, &plain(), 1, &grow).unwrap();
+        // An empty append with a given format makes the (empty) session.
+        assert!(append(&mut slot, fresh(), given, &[], 1, &grow)
+            .unwrap()
+            .is_empty());
+        assert_eq!(slot.as_ref().unwrap().log().len(), 0);
+        append(&mut slot, None, given, &plain(), 1, &grow).unwrap();
         let s = slot.as_ref().unwrap();
         assert_eq!(s.header().format, "anthropic");
         assert!(s.format_decided());

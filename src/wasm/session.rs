@@ -118,7 +118,7 @@ impl Inner {
             Slot::Entry(i) => match originals.get(i) {
                 Some(v) if !v.is_undefined() => v.clone(),
                 _ => {
-                    let made = (core.as_ref()).map_or(JsValue::NULL, |c| {
+                    let made = core.as_ref().map_or(JsValue::NULL, |c| {
                         to_js(&context::entry_value(c, i, format))
                     });
                     if originals.len() <= i {
@@ -139,7 +139,10 @@ impl Inner {
         let Some(format) = self.format(state) else {
             return Array::new();
         };
-        let slots = (state.core.as_ref()).map_or_else(Vec::new, |c| context::live_slots(c, format));
+        let slots = state
+            .core
+            .as_ref()
+            .map_or_else(Vec::new, |c| context::live_slots(c, format));
         self.values(state, slots, format)
     }
 
@@ -190,11 +193,15 @@ impl Inner {
             let why = "append takes a message or an array of messages";
             return throw(Err(Error::invalid_input("messages", why)));
         };
-        let json: Vec<Value> = (list.iter().enumerate())
+        let json: Vec<Value> = list
+            .iter()
+            .enumerate()
             .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
             .collect::<Result<_, _>>()?;
         let mut state = self.state.borrow_mut();
-        let fresh = match state.core.is_none() && !json.is_empty() {
+        // Made when there is none yet and the append makes one (it knows the format).
+        let makes = !json.is_empty() || self.options.format.is_some();
+        let fresh = match state.core.is_none() && makes {
             true => Some(Fresh {
                 config: self.config()?,
                 id: self.session_options.id.clone().unwrap_or_else(fresh_id),
@@ -311,7 +318,10 @@ impl Session {
     #[wasm_bindgen(js_name = toJSONL)]
     pub fn to_jsonl(&self) -> String {
         let state = self.inner.state.borrow();
-        (state.core.as_ref()).map_or_else(String::new, |c| json_text_out(c.to_jsonl()))
+        state
+            .core
+            .as_ref()
+            .map_or_else(String::new, |c| json_text_out(c.to_jsonl()))
     }
 
     /// A part of `toJSONL()`: `{ text, next }`, the header (when `from` is 0) and the lines of
@@ -327,7 +337,9 @@ impl Session {
         let from = throw(results::count_arg(number(&from), "from"))?.unwrap_or(0);
         let max_bytes = throw(results::count_arg(number(&max_bytes), "maxBytes"))?;
         let state = self.inner.state.borrow();
-        let (text, next) = (state.core.as_ref())
+        let (text, next) = state
+            .core
+            .as_ref()
             .map(|c| c.jsonl_part(from, max_bytes.unwrap_or(1 << 20)))
             .unwrap_or_default();
         let out = to_js(&serde_json::json!({ "text": "", "next": next }));
@@ -339,7 +351,10 @@ impl Session {
     /// them to a file, which then never needs rewriting.
     pub fn flush(&self) -> String {
         let mut state = self.inner.state.borrow_mut();
-        (state.core.as_mut()).map_or_else(String::new, |c| json_text_out(c.take_new_lines()))
+        state
+            .core
+            .as_mut()
+            .map_or_else(String::new, |c| json_text_out(c.take_new_lines()))
     }
 
     /// A new session from entry `entryId` (a message, a compaction...): before a compaction it

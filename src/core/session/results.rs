@@ -36,7 +36,10 @@ pub fn check(
 ) -> Value {
     let Some(s) = session else {
         let budget = options.settings.budget;
-        let d = (options.settings.trigger).evaluate(&TriggerInput::new(&[], 0, budget));
+        let d = options
+            .settings
+            .trigger
+            .evaluate(&TriggerInput::new(&[], 0, budget));
         let learned = Learned::new(options.profile.error);
         return json!({
             "shouldCompact": false, "tokens": 0, "tokensError": 0, "threshold": d.threshold,
@@ -79,7 +82,9 @@ pub fn pending(session: Option<&Session>) -> Value {
         return json!({"lines": []});
     };
     let pending = s.pending();
-    let lines: Vec<Value> = (pending.entries.iter())
+    let lines: Vec<Value> = pending
+        .entries
+        .iter()
         .map(|e| json!({"id": e.id, "line": escaped(e.line().into_owned())}))
         .collect();
     let mut out = serde_json::Map::new();
@@ -99,7 +104,9 @@ pub fn pending(session: Option<&Session>) -> Value {
 
 /// A store merge's outcome: `{ merged, dropped: [{ id, type }] }`.
 pub fn merged(merged: &Merged) -> Value {
-    let dropped: Vec<Value> = (merged.dropped.iter())
+    let dropped: Vec<Value> = merged
+        .dropped
+        .iter()
         .map(|(id, kind)| json!({"id": id, "type": kind}))
         .collect();
     json!({"merged": merged.merged, "dropped": dropped})
