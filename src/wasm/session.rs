@@ -136,14 +136,13 @@ impl Inner {
 
     /// The live context as the caller's objects (summary and altered messages exported anew).
     pub fn rendered(&self, state: &mut State) -> Array {
-        let Some(format) = self.format(state) else {
-            return Array::new();
-        };
-        let slots = state
-            .core
-            .as_ref()
-            .map_or_else(Vec::new, |c| context::live_slots(c, format));
-        self.values(state, slots, format)
+        match (self.format(state), state.core.as_ref()) {
+            (Some(format), Some(core)) => {
+                let slots = context::live_slots(core, format);
+                self.values(state, slots, format)
+            }
+            _ => Array::new(),
+        }
     }
 
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
