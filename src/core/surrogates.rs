@@ -135,6 +135,22 @@ fn hex_escape(bytes: &[u8], at: usize) -> Option<u16> {
     u16::from_str_radix(hex, 16).ok()
 }
 
+/// [`marks_to_escapes`] of an owned text, without a copy when it holds no mark.
+pub fn escaped(text: String) -> String {
+    match marks_to_escapes(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(escaped) => escaped,
+    }
+}
+
+/// [`escapes_to_marks`] of an owned text, without a copy when it holds no escape.
+pub fn marked(text: String) -> String {
+    match escapes_to_marks(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(marked) => marked,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

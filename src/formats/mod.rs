@@ -19,7 +19,9 @@ pub mod pi;
 pub mod pi_session;
 pub mod reuse;
 pub mod session;
+pub mod session_context;
 pub mod session_file;
+pub mod session_input;
 pub mod session_log;
 
 use serde_json::Value;

@@ -209,6 +209,27 @@ pub fn check_writer(lines: &[(usize, Value)], expected: SessionSource) -> Result
     Err(Error::invalid_input(format!("line {line}"), message))
 }
 
+/// The agent named `name` as the API takes it (`"pi"` | `"claude-code"`); `INVALID_INPUT` at
+/// `path` for another name.
+pub fn agent(name: &str, path: &str) -> Result<SessionSource> {
+    match name {
+        "pi" => Ok(SessionSource::Pi),
+        "claude-code" => Ok(SessionSource::ClaudeCode),
+        other => Err(Error::invalid_input(
+            path,
+            format!("unknown session {path} \"{other}\": expected \"pi\" or \"claude-code\""),
+        )),
+    }
+}
+
+/// Imports the lines of a session file written by `source`.
+pub fn import_lines(lines: Lines, source: SessionSource) -> Result<super::ImportedSession> {
+    match source {
+        SessionSource::Pi => super::pi_session::import_pi_session_lines(lines),
+        SessionSource::ClaudeCode => super::claude_code::import_claude_code_lines(lines),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -262,5 +283,16 @@ mod tests {
         let unknown = parse_lines("{\"type\":\"x\"}\n", STRICT).unwrap().lines;
         assert!(check_writer(&unknown, SessionSource::Pi).is_err());
         assert!(check_writer(&[], SessionSource::Pi).is_ok());
+    }
+
+    #[test]
+    fn agents_by_name() {
+        assert_eq!(agent("pi", "kind").unwrap(), SessionSource::Pi);
+        assert_eq!(
+            agent("claude-code", "kind").unwrap(),
+            SessionSource::ClaudeCode
+        );
+        let e = agent("codex", "source").unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("source"));
     }
 }

@@ -25,6 +25,5 @@ pub mod plain;
 pub mod session;
 pub mod session_compact;
 pub mod session_file;
-pub mod session_plan;
 pub mod session_store;
 pub mod tokens;

@@ -1,388 +1,258 @@
-//! Compactions of a `Session`, the synchronous parts that `js/driver.mjs` strings together for
-//! `compact()` (waits for one already running) and `prepare()` (the render pipeline before a
-//! request: it waits for a compaction running in the foreground, then does what the core's
-//! [`on_pressure`] says: compact at the trigger, or start a background compaction past the
-//! background threshold; then condenses the memory block's notes when due and renders). Every
-//! compaction is the core's step machine ([`crate::core::pipeline::Job`]: trigger gate, breaker,
-//! `onFailure` and the extractive fallback, continuation) handed to JS as a [`Driven`] handle; a
-//! memory block's request is the core's [`Once`]. A compaction works on a snapshot and commits
-//! with the core's rule, so the conversation may go on while the summary is written.
+//! Compactions of a `Session`: the synchronous steps that `js/driver.mjs` strings together for
+//! `compact()` and `prepare()` (the `__` methods), and `plan()`, the preview. What `prepare()`
+//! does, the plan, the round, the commit and the results are the core's
+//! (`core::pipeline::on_pressure`, `core::session::planning`, `formats::session_input::commit`,
+//! `core::session::results`). A compaction is the core's step machine handed to JS as a
+//! [`Driven`] handle with the session as its [`Host`]; it works on a snapshot and commits with
+//! the core's rule, so the conversation may go on while the summary is written.
 
 use std::rc::Rc;
 
-use js_sys::{Array, Reflect};
-use serde_json::json;
+use js_sys::Array;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compact::call_options;
-use super::convert::{get, to_js};
+use super::convert::{get, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
-use super::error::to_js as error_to_js;
+use super::error::{throw, to_js as error_to_js};
 use super::options::estimator_for;
-use super::session::{snapshot_originals, Inner, Session};
+use super::session::{Inner, Session};
 use crate::core::error::Error;
-use crate::core::message::Part;
-use crate::core::pipeline::{
-    on_pressure, Compacted, Input, Job, Kind, Once, Prepare, NOTHING_TO_COMPACT,
-};
-use crate::core::prepare::{prepare_floored, History};
-use crate::core::prune::{Style, TtlOptions};
-use crate::core::session::{notes, Outcome, Pressure, Snapshot};
+use crate::core::pipeline::NOTHING_TO_COMPACT;
+use crate::core::pipeline::{on_pressure, Compacted, Input, Job, Kind, Once};
+use crate::core::session::{notes, planning, results, Pressure, Snapshot};
 use crate::core::summary::SummaryMode;
-use crate::formats::{Codec, Format};
+use crate::formats::session_context::snapshot_slots;
+use crate::formats::{session_input, Format};
 
-/// The memory block's oldest notes when they are due (seed 004: 10 of 15): condensed at once
-/// without a model, or the request for the summarizer as a [`Driven`] handle.
-fn compact_notes(inner: &Rc<Inner>, options: &JsValue) -> JsValue {
-    let due = {
-        let state = inner.state.borrow();
-        state.core.as_ref().and_then(|c| {
-            let block = c.notes();
-            block.due().map(|notes| {
-                (
-                    notes::notes_prompt(block.summary.as_deref(), notes),
-                    notes.len(),
-                )
-            })
-        })
-    };
-    let Some((prompt, count)) = due else {
-        return JsValue::UNDEFINED;
-    };
-    if inner.options.extractive || inner.callbacks.summarize.is_none() {
-        // No model: the notes themselves, after the previous summary, within the budget.
-        let mut state = inner.state.borrow_mut();
-        if let Some(core) = state.core.as_mut() {
-            let block = core.notes();
-            let notes = block.notes.get(..count).unwrap_or_default();
-            let max_chars = inner.options.settings.plan.summary_tokens.saturating_mul(4);
-            let summary = notes::extractive_summary(block.summary.as_deref(), notes, max_chars);
-            core.compact_notes(summary, count);
-        }
-        return JsValue::UNDEFINED;
-    }
-    let max = inner.options.settings.plan.summary_tokens;
-    let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
-    let host = Notes {
-        inner: Rc::clone(inner),
-        count,
-    };
-    Driven::once(once, Box::new(host), call_options(options).signal).into()
+/// A result with the session's rendered messages and the caller's objects taken out.
+fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
+    let out = to_js(result);
+    let messages = inner.rendered(&mut inner.state.borrow_mut());
+    set(&out, "messages", &messages);
+    set(&out, "removed", removed);
+    out
 }
 
-/// The session as the host of a memory block's request.
-struct Notes {
-    inner: Rc<Inner>,
-    count: usize,
-}
-
-impl Host for Notes {
-    fn owner(&self) -> &dyn Owner {
-        &*self.inner
-    }
-
-    fn answered(&self, summary: String) {
-        let mut state = self.inner.state.borrow_mut();
-        if let Some(core) = state.core.as_mut() {
-            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
-            core.compact_notes(summary, self.count);
-        }
-    }
-}
-
-fn unchanged(inner: &Inner, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-    let mut json = crate::core::report::unchanged(tokens, warning);
-    if let Some(fields) = json.as_object_mut() {
-        fields.insert("entryId".into(), serde_json::Value::Null);
-    }
-    let result = to_js(&json);
-    let mut state = inner.state.borrow_mut();
-    let messages = inner.rendered(&mut state)?;
-    super::convert::set(&result, "messages", &messages);
-    super::convert::set(&result, "removed", &Array::new());
-    Ok(result)
-}
-
-/// The session's rendered messages for `options` (a continuing request's conversation); `None`
-/// when they cannot be rendered (the request then carries the stored messages).
-fn seen_conversation(inner: &Inner, options: &JsValue) -> Option<Array> {
-    let rendered = inner.render(options).ok()?;
-    Reflect::get(&rendered, &JsValue::from_str("messages"))
-        .ok()
-        .map(JsCast::unchecked_into)
-}
-
-/// One compaction as the core's pipeline decides it (the trigger gate, the breaker, `onFailure`
-/// and the extractive fallback are the `Compactor`'s, on the session's snapshot): the result of
-/// one that changes nothing, or the [`Driven`] compaction.
+/// One compaction as the core's pipeline decides it: the result of one that changes nothing, or
+/// the [`Driven`] compaction.
 fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, JsValue> {
     let call = call_options(options);
-    let (mut snapshot, originals, format, budget) = {
-        let mut state = inner.state.borrow_mut();
-        let Some(core) = state.core.as_ref() else {
-            drop(state);
-            return unchanged(inner, 0, NOTHING_TO_COMPACT);
-        };
-        let snapshot = core.snapshot();
-        let budget = core.budget();
-        let format = Format::parse(&core.header().format)
-            .ok()
-            .flatten()
-            .unwrap_or(Format::AiSdk);
-        let originals = snapshot_originals(inner, &mut state, &snapshot, format);
-        (snapshot, originals, format, budget)
-    };
-    // The conversation as the model last saw it, for a continuing request: the context as
-    // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed by the call's
-    // render options).
-    let seen = (inner.options.settings.summary_mode == SummaryMode::Continue)
-        .then(|| seen_conversation(inner, options))
-        .flatten();
-    // The budget the session's check uses (the margin of `safetyMargin: "auto"` included).
-    let mut settings = inner.options.settings.clone();
-    settings.budget = budget;
     let estimator = estimator_for(&inner.options)?;
-    let cost = |p: &Part| estimator.part_tokens(p);
-    let prepared = prepare_floored(
-        &settings,
-        &History {
-            messages: &snapshot.messages,
-            tokens: &snapshot.tokens,
-            total: snapshot.total,
-            part_cost: &cost,
-        },
-        snapshot.floor,
-        call.force,
-    )
-    .map_err(|e| error_to_js(&e, None))?;
-    let tokens_before = snapshot.total;
-    let plan = prepared.plan;
-    let round = snapshot.round(
-        &plan,
-        &crate::core::summary::Recognizer::with(&inner.options.settings.summary),
-    );
-    let previous_state = snapshot.previous.as_ref().and_then(|c| c.state.clone());
-    let mut requests = Requests::new(originals.clone(), format, tokens_before);
-    requests.conversation = seen;
-    requests.state = previous_state.clone();
-    let job = Job::new(Input {
+    let mut state = inner.state.borrow_mut();
+    let planned = planning::plan(state.core.as_ref(), &inner.options, &estimator, call.force);
+    let summarizer = inner.callbacks.summarize.is_some();
+    let instructions = call.instructions.clone();
+    let job = throw(planned)?.into_job(
         kind,
-        should_compact: prepared.decision.should_compact || call.force,
-        tokens_before,
-        // Taken, not copied: the commit gives them back to the snapshot.
-        messages: std::mem::take(&mut snapshot.messages),
-        plan,
-        options: inner.options.clone(),
+        call.force,
+        &inner.options,
         estimator,
-        round,
-        instructions: call.instructions.clone(),
-        state: previous_state,
-        summarizer: inner.callbacks.summarize.is_some(),
-        // The continue message, when the style has one, is appended to the log after the commit.
-        continues: false,
-        warn_repeat: false,
-    });
-    let host = Commit {
-        inner: Rc::clone(inner),
-        snapshot,
+        instructions,
+        summarizer,
+    );
+    let (Some((snapshot, input)), Some(core)) = (job, state.core.as_ref()) else {
+        drop(state);
+        let result = results::unchanged(crate::core::report::unchanged(0, NOTHING_TO_COMPACT));
+        return Ok(with_messages(inner, &result, &Array::new()));
+    };
+    let format = inner.format(&state).unwrap_or(Format::AiSdk);
+    let slots = snapshot_slots(core, &snapshot, format);
+    let originals = inner.values(&mut state, slots, format);
+    drop(state);
+    let mut requests = Requests::new(originals.clone(), format, input.tokens_before);
+    // The conversation as the model last saw it, for a continuing request: the context as
+    // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed).
+    if inner.options.settings.summary_mode == SummaryMode::Continue {
+        requests.conversation = inner
+            .render(options)
+            .ok()
+            .map(|r| get(&r, "messages").unchecked_into());
+    }
+    requests.state = input.state.clone();
+    let task = Task::Compaction {
+        snapshot: Box::new(snapshot),
         originals,
         format,
         kind,
     };
-    Ok(Driven::job(job, Box::new(host), requests, call.signal).into())
+    let host = Hosted {
+        inner: Rc::clone(inner),
+        task,
+    };
+    Ok(Driven::job(Job::new(input), Box::new(host), requests, call.signal).into())
 }
 
-/// The session as the host of a driven compaction: its pipeline, and the log entry of a
-/// committed compaction.
-struct Commit {
+/// The session as the host of what a [`Driven`] handle runs: its pipeline, and what an outcome
+/// changes in the log.
+struct Hosted {
     inner: Rc<Inner>,
-    snapshot: Snapshot,
-    originals: Array,
-    format: Format,
-    kind: Kind,
+    task: Task,
 }
 
-impl Host for Commit {
+enum Task {
+    /// A memory block's request for its oldest `count` notes.
+    Notes(usize),
+    /// A compaction planned from `snapshot` (of the caller's objects `originals`).
+    Compaction {
+        snapshot: Box<Snapshot>,
+        originals: Array,
+        format: Format,
+        kind: Kind,
+    },
+}
+
+impl Host for Hosted {
     fn owner(&self) -> &dyn Owner {
         &*self.inner
     }
 
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-        unchanged(&self.inner, tokens, warning)
+        if let Task::Notes(_) = self.task {
+            return Ok(JsValue::UNDEFINED);
+        }
+        let result = results::unchanged(crate::core::report::unchanged(tokens, warning));
+        Ok(with_messages(&self.inner, &result, &Array::new()))
     }
 
     fn failed(&self, error: &JsValue) {
-        if self.kind == Kind::Background {
+        if let Task::Compaction {
+            kind: Kind::Background,
+            ..
+        } = self.task
+        {
             // Said once by the next `prepare()`, whatever the policy made of it.
             self.inner.state.borrow_mut().background_error = Some(error.clone());
         }
     }
 
+    fn answered(&self, summary: String) {
+        if let (Task::Notes(count), Some(core)) =
+            (&self.task, self.inner.state.borrow_mut().core.as_mut())
+        {
+            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
+            core.compact_notes(summary, *count);
+        }
+    }
+
     fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
-        // The messages the job took from the snapshot, back for the commit's checks.
-        self.snapshot.messages = std::mem::take(&mut input.messages);
-        let (inner, plan, format) = (&self.inner, &input.plan, self.format);
-        let outcome = Outcome {
-            summary: done.summary.clone(),
-            tokens_after: done.tokens_after,
-            round: done.round,
-            digest: done.digest.clone(),
-            state: done.state.clone(),
-            timestamp: Some(js_sys::Date::now() as i64),
+        let Task::Compaction {
+            snapshot,
+            originals,
+            format,
+            kind,
+        } = &mut self.task
+        else {
+            return Ok(JsValue::UNDEFINED);
         };
+        // The messages the job took from the snapshot, back for the commit's checks.
+        snapshot.messages = std::mem::take(&mut input.messages);
         let entry_id = {
-            let mut state = inner.state.borrow_mut();
-            let core = state
-                .core
-                .as_mut()
-                .ok_or_else(|| error_to_js(&Error::invalid_input("session", "empty"), None))?;
-            let id = core
-                .commit(&self.snapshot, plan, &outcome)
-                .map_err(|e| error_to_js(&e, None))?;
-            // Logged in the session's format, as if the caller had appended it.
-            let continued = self
-                .kind
-                .continues()
-                .then(|| core.continue_message())
-                .flatten()
-                .and_then(|m| format.export(std::slice::from_ref(&m)).pop())
-                .and_then(|value| {
-                    crate::formats::message_importer(format)(&value, "continue").ok()
-                });
-            if let Some(message) = continued {
-                core.append(vec![message]);
-                let len = core.log().len();
-                state.originals.resize(len, JsValue::UNDEFINED);
-            }
+            let mut state = self.inner.state.borrow_mut();
+            let empty = || error_to_js(&Error::invalid_input("session", "empty"), None);
+            let core = state.core.as_mut().ok_or_else(empty)?;
+            let continues = kind.continues().then_some(*format);
+            #[allow(clippy::cast_possible_truncation)]
+            let now = js_sys::Date::now() as i64;
+            let id = session_input::commit(core, snapshot, &input.plan, &done, now, continues);
+            let (id, len) = (throw(id)?, core.log().len());
+            state.originals.resize(len, JsValue::UNDEFINED);
             id
         };
-        let removed: Array = done
-            .removed
-            .iter()
-            .map(|&i| self.originals.get(u32::try_from(i).unwrap_or(u32::MAX)))
-            .collect();
-        let mut result = done.result();
-        if let Some(fields) = result.as_object_mut() {
-            fields.insert("entryId".into(), entry_id.into());
-            fields.insert("state".into(), outcome.state.clone().into());
-        }
-        let result = to_js(&result);
-        let messages = {
-            let mut state = inner.state.borrow_mut();
-            inner.rendered(&mut state)?
-        };
-        super::convert::set(&result, "messages", &messages);
-        super::convert::set(&result, "removed", &removed);
-        Ok(result)
-    }
-}
-
-/// A kind of compaction as `js/driver.mjs` names it.
-fn kind_of(name: &str) -> Kind {
-    match name {
-        "automatic" => Kind::Automatic,
-        "forced" => Kind::Forced,
-        "background" => Kind::Background,
-        _ => Kind::Manual,
-    }
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Manual => "manual",
-        Kind::Automatic => "automatic",
-        Kind::Forced => "forced",
-        Kind::Background => "background",
+        let at = |&i: &usize| originals.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let removed: Array = done.removed.iter().map(at).collect();
+        Ok(with_messages(
+            &self.inner,
+            &results::committed(&done, &entry_id),
+            &removed,
+        ))
     }
 }
 
 #[wasm_bindgen]
 impl Session {
+    /// What a compaction now would do (`Compactor.plan()`'s fields, `cost` included), without
+    /// calling the summarizer or changing the session. An empty session plans nothing.
+    pub fn plan(&self) -> Result<JsValue, JsValue> {
+        let inner = &self.inner;
+        let estimator = estimator_for(&inner.options)?;
+        let planned = {
+            let state = inner.state.borrow();
+            throw(planning::plan(
+                state.core.as_ref(),
+                &inner.options,
+                &estimator,
+                false,
+            ))?
+        };
+        let (plan, (messages, tokens)) = (&planned.prepared.plan, planned.history());
+        let mut dto = super::compactor::plan_json(plan, &planned.prepared);
+        let count = |t: &str| estimator.counter.count(t);
+        let forecast = match messages.is_empty() {
+            true => Value::Null,
+            false => super::cost::forecast_json(
+                &planned.settings,
+                messages,
+                tokens,
+                plan,
+                planned.round,
+                &count,
+            ),
+        };
+        if let Value::Object(obj) = &mut dto {
+            obj.insert("cost".into(), forecast);
+        }
+        Ok(to_js(&dto))
+    }
+
     /// Checks the options of `compact()` (`method` "compact") or `prepare()`; for `prepare()`
     /// returns `{ force, background }` (`background: false`: no background compaction from
     /// this call; a store-backed session starts its own under the store's lease).
     #[wasm_bindgen(js_name = __checkCall)]
     pub fn check_call(&self, options: JsValue, method: &str) -> Result<JsValue, JsValue> {
-        if method == "compact" {
-            super::convert::check_keys(&options, &["instructions", "signal", "force"])?;
-            super::heap::headroom();
+        let compact = method == "compact";
+        let keys: &[&str] = if compact {
+            &results::COMPACT_KEYS
+        } else {
+            &results::PREPARE_KEYS
+        };
+        super::convert::check_keys(&options, keys)?;
+        super::heap::headroom();
+        if compact {
             return Ok(JsValue::UNDEFINED);
         }
-        let allowed = [
-            "instructions",
-            "signal",
-            "force",
-            "now",
-            "cacheControl",
-            "reservedCachePoints",
-            "background",
-        ];
-        super::convert::check_keys(&options, &allowed)?;
-        super::heap::headroom();
-        let now = get(&options, "now");
-        if !now.is_undefined() && !now.as_f64().is_some_and(f64::is_finite) {
-            return Err(error_to_js(
-                &Error::invalid_option("now", "now must be a finite time in milliseconds"),
-                None,
-            ));
-        }
-        let background = get(&options, "background");
-        let background = if background.is_undefined() {
-            true
-        } else {
-            background.as_bool().ok_or_else(|| {
-                error_to_js(
-                    &Error::invalid_option("background", "must be a boolean"),
-                    None,
-                )
-            })?
-        };
+        let given = |key: &str| Some(get(&options, key)).filter(|v| !v.is_undefined());
+        let now = given("now").map(|v| v.as_f64());
+        let background = given("background").map(|v| v.as_bool());
+        let background = throw(results::prepare_options(now, background))?;
         let force = call_options(&options).force;
-        Ok(to_js(&json!({"force": force, "background": background})))
+        Ok(to_js(
+            &serde_json::json!({"force": force, "background": background}),
+        ))
     }
 
-    /// Seed 003's first render step: hides tool results older than the cache lifetime.
+    /// Seed 003's first render step: hides tool results older than the cache lifetime, at the
+    /// call's `now` (the clock when not given).
     #[wasm_bindgen(js_name = __pruneTtl)]
     pub fn prune_ttl(&self, options: JsValue) {
-        let inner = &self.inner;
-        if let Some(Style::Ttl(ttl)) = inner.options.settings.plan.prune.as_ref().map(|p| &p.style)
-        {
-            let now = Reflect::get(&options, &JsValue::from_str("now"))
-                .ok()
-                .and_then(|v| v.as_f64())
-                .unwrap_or_else(js_sys::Date::now);
+        let now = get(&options, "now")
+            .as_f64()
+            .unwrap_or_else(js_sys::Date::now);
+        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
             #[allow(clippy::cast_possible_truncation)]
-            let ttl = TtlOptions {
-                now: now as i64,
-                ..ttl.clone()
-            };
-            if let Some(core) = inner.state.borrow_mut().core.as_mut() {
-                core.prune_ttl(&ttl);
-            }
+            core.prune_expired(now as i64);
         }
     }
 
-    /// What `prepare()` does now ([`on_pressure`]): `{ action: "compact", kind, unlessRelieved }`,
-    /// `{ action: "background" }` or `{ action: "render" }`.
+    /// What `prepare()` does now ([`on_pressure`], [`results::prepare_action`]).
     #[wasm_bindgen(js_name = __onPressure)]
     pub fn pressure(&self, force: bool, background: bool) -> JsValue {
-        let pressure = self
-            .inner
-            .state
-            .borrow()
-            .core
-            .as_ref()
-            .map(|c| c.pressure().1);
-        to_js(&match on_pressure(pressure, force, background) {
-            Prepare::Compact {
-                kind,
-                unless_relieved,
-            } => {
-                json!({"action": "compact", "kind": kind_name(kind), "unlessRelieved": unless_relieved})
-            }
-            Prepare::Background => json!({"action": "background"}),
-            Prepare::Render => json!({"action": "render"}),
-        })
+        let state = self.inner.state.borrow();
+        let pressure = state.core.as_ref().map(|c| c.pressure().1);
+        to_js(&results::prepare_action(on_pressure(
+            pressure, force, background,
+        )))
     }
 
     /// The context is past the trigger.
@@ -396,14 +266,33 @@ impl Session {
     /// result when it changes nothing, or the `__Driven` compaction.
     #[wasm_bindgen(js_name = __compact)]
     pub fn start_compaction(&self, options: JsValue, kind: &str) -> Result<JsValue, JsValue> {
-        start(&self.inner, &options, kind_of(kind))
+        start(&self.inner, &options, results::kind_named(kind))
     }
 
-    /// The memory block's notes when due: condensed now (`undefined`), or the request as a
-    /// `__Driven` handle.
+    /// The memory block's notes when due: condensed now without a model (`undefined`), or the
+    /// summarizer's request as a `__Driven` handle.
     #[wasm_bindgen(js_name = __compactNotes)]
     pub fn notes(&self, options: JsValue) -> JsValue {
-        compact_notes(&self.inner, &options)
+        let inner = &self.inner;
+        let mut state = inner.state.borrow_mut();
+        let Some(core) = state.core.as_mut() else {
+            return JsValue::UNDEFINED;
+        };
+        let Some((prompt, count)) = core.notes_due() else {
+            return JsValue::UNDEFINED;
+        };
+        let max = inner.options.settings.plan.summary_tokens;
+        if inner.options.extractive || inner.callbacks.summarize.is_none() {
+            core.condense_notes(count, max.saturating_mul(4));
+            return JsValue::UNDEFINED;
+        }
+        drop(state);
+        let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
+        let host = Hosted {
+            inner: Rc::clone(inner),
+            task: Task::Notes(count),
+        };
+        Driven::once(once, Box::new(host), call_options(&options).signal).into()
     }
 
     /// Marks a compaction as running (`isCompacting`) or over.
@@ -423,9 +312,8 @@ impl Session {
     #[wasm_bindgen(js_name = __render)]
     pub fn prepared(&self, options: JsValue) -> Result<JsValue, JsValue> {
         let result = self.inner.render(&options)?;
-        let failed = self.inner.state.borrow_mut().background_error.take();
-        if let Some(error) = failed {
-            super::convert::set(&result, "backgroundError", &error);
+        if let Some(error) = self.inner.state.borrow_mut().background_error.take() {
+            set(&result, "backgroundError", &error);
         }
         Ok(result)
     }

@@ -1,15 +1,14 @@
 //! The arguments of `importSession` and `Session.fromSessionFile` that say how an agent's session
 //! file is read: the agent (`"pi"` | `"claude-code"`) and the read options (`strict`, and for
-//! `fromSessionFile` `onWarning`). The reading itself is `formats::session_file`'s.
+//! `fromSessionFile` `onWarning`), and where warnings go. The reading itself, the agent's name
+//! included, is `formats::session_file`'s.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::throw;
 use crate::core::error::Error;
-use crate::formats::claude_code::{import_claude_code_lines, import_claude_code_with};
-use crate::formats::pi_session::{import_pi_session_lines, import_pi_session_with};
-use crate::formats::session_file::{LineReader, Lines, ReadOptions};
+use crate::formats::session_file::{agent, import_lines, parse_lines, LineReader, ReadOptions};
 use crate::formats::ImportedSession;
 
 /// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
@@ -77,11 +76,8 @@ pub fn import(
     path: &str,
     options: ReadOptions,
 ) -> Result<ImportedSession, JsValue> {
-    match kind {
-        "pi" => throw(import_pi_session_with(text, options)),
-        "claude-code" => throw(import_claude_code_with(text, options)),
-        other => Err(unknown(other, path)),
-    }
+    let source = throw(agent(kind, path))?;
+    throw(parse_lines(text, options).and_then(|lines| import_lines(lines, source)))
 }
 
 /// [`import`] of `text` given as a string or an iterable of strings ([`super::pieces`]), read
@@ -92,23 +88,13 @@ pub fn import_pieces(
     path: &str,
     options: ReadOptions,
 ) -> Result<ImportedSession, JsValue> {
-    let lines_into: fn(Lines) -> crate::core::error::Result<ImportedSession> = match kind {
-        "pi" => import_pi_session_lines,
-        "claude-code" => import_claude_code_lines,
-        other => return Err(unknown(other, path)),
-    };
+    let source = throw(agent(kind, path))?;
     let mut reader = LineReader::new(options).with_map(crate::core::surrogates::escapes_to_marks);
     super::pieces::for_each_piece(text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
-    throw(reader.finish().and_then(lines_into))
-}
-
-fn unknown(kind: &str, path: &str) -> JsValue {
-    super::error::to_js(
-        &Error::invalid_input(
-            path,
-            format!("unknown session {path} \"{kind}\": expected \"pi\" or \"claude-code\""),
-        ),
-        None,
+    throw(
+        reader
+            .finish()
+            .and_then(|lines| import_lines(lines, source)),
     )
 }
 

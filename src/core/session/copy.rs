@@ -96,3 +96,20 @@ impl Session {
         })
     }
 }
+
+impl LogCopy {
+    /// The copy as the trap guard reads it, one string: a JSON line `{ from, count, more, stored,
+    /// headerStored, livePending }`, the header line, then the lines; lone surrogates as the
+    /// `\udXXX` escapes `JSON.stringify` writes.
+    pub fn into_text(self) -> String {
+        let m = self.marks;
+        let mut out = format!(
+            "{{\"from\":{},\"count\":{},\"more\":{},\"stored\":{},\"headerStored\":{},\"livePending\":{}}}\n",
+            self.from, self.count, self.more, m.stored, m.header_stored, m.live_pending
+        );
+        out.push_str(&self.header);
+        out.push('\n');
+        out.push_str(&self.lines);
+        crate::core::surrogates::escaped(out)
+    }
+}

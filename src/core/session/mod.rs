@@ -11,16 +11,23 @@
 //! The memory block (seed 004: "both the summary and raw entries are injected into the agent
 //! context") is rendered as a system message after the leading system messages and the summary
 //! ([`Session::memory`]); like a system prompt it counts toward the budget's system tokens.
+//!
+//! By concept: the log as JSONL text is [`jsonl`], branching [`branch`], the memory block
+//! [`notes`], a compaction's plan and job [`planning`], the handle's JSON results [`results`].
 
+pub mod branch;
 pub mod cache_points;
 pub mod commit;
 pub mod copy;
 pub mod entry;
+pub mod jsonl;
 pub mod loader;
 pub mod notes;
 pub mod options;
+pub mod planning;
 pub mod pressure;
 pub mod provisional;
+pub mod results;
 pub mod shared;
 pub mod view;
 pub mod workstream;
@@ -497,31 +504,6 @@ impl Session {
         self.hide(&actions)
     }
 
-    /// Reads the memory block again (after a note, a condensing, or a rebuild).
-    fn refresh_memory(&mut self) {
-        self.memory = notes::MemoryBlock::of(&self.log).text().map(|text| {
-            let message = Message::text(crate::core::message::Role::System, text);
-            let tokens = self.config.estimator.estimate_message(&message).total();
-            (message, tokens)
-        });
-    }
-
-    /// The memory block as the system message rendered with the context, and its index there:
-    /// after the leading system messages and the summary (a system-role summary is one of them).
-    /// `None` while the block is empty.
-    pub fn memory(&self) -> Option<(usize, &Message)> {
-        let (message, _) = self.memory.as_ref()?;
-        let messages = self.messages();
-        let mut at = messages
-            .iter()
-            .position(|m| m.role != crate::core::message::Role::System)
-            .unwrap_or(messages.len());
-        if let Some(s) = self.summary_index().filter(|&s| s >= at) {
-            at = s + 1;
-        }
-        Some((at, message))
-    }
-
     /// Rebuilds the live context from the log (after a compaction or a prune).
     fn rebuild(&mut self) {
         self.refresh_memory();
@@ -532,275 +514,6 @@ impl Session {
             &self.config.estimator,
             self.config.calibration,
         );
-    }
-
-    /// A new session holding the log up to and including entry `id`, then a branch entry. Its
-    /// context is what the loader builds from that prefix: branching before a compaction undoes
-    /// it. `new_session_id` names the new session.
-    pub fn branch(&self, id: &str, new_session_id: String) -> Result<Session> {
-        self.branch_at(Some(id), new_session_id)
-    }
-
-    /// [`Session::branch`] at entry `id`, or before the first entry (`None`, as pi's fork before
-    /// the first message): the new session's log then holds only the branch entry, and its
-    /// context is empty.
-    pub fn branch_at(&self, id: Option<&str>, new_session_id: String) -> Result<Session> {
-        let kept = match id {
-            None => 0,
-            Some(id) => match self.position(id) {
-                Some(at) => at + 1,
-                None => {
-                    return Err(Error::invalid_input(
-                        "entryId",
-                        format!("no entry \"{id}\" in this session"),
-                    ))
-                }
-            },
-        };
-        let log: Vec<Entry> = self.log.iter().take(kept).cloned().collect();
-        let ids = index(&log);
-        let mut s = Session {
-            config: self.config.clone(),
-            header: Header::new(
-                new_session_id,
-                self.header.format.clone(),
-                Some((self.header.id.clone(), id.map(str::to_string))),
-            ),
-            log,
-            ids,
-            view: View::default(),
-            version: 0,
-            flushed: 0,
-            header_flushed: false,
-            seq: self.seq,
-            id_tag: self.id_tag.clone(),
-            structural: 0,
-            reorders: 0,
-            live_epoch: 1,
-            live_stored: 0,
-            memory: None,
-            recognizer: self.recognizer.clone(),
-            load_report: loader::LoadReport::default(),
-            copy: copy::CopyCursor::default(),
-            // A branch of a session whose format is provisional is provisional too (its own header
-            // is new).
-            provisional: self
-                .provisional
-                .as_ref()
-                .map(|_| provisional::Provisional::default()),
-        };
-        let branch_id = s.next_id();
-        s.push(
-            branch_id,
-            EntryKind::Branch {
-                from_session: self.header.id.clone(),
-                from_entry: id.map(str::to_string),
-            },
-        );
-        s.rebuild();
-        Ok(s)
-    }
-
-    /// The whole log as JSONL (header first; every line ends with a newline).
-    pub fn to_jsonl(&self) -> String {
-        self.header_given_out();
-        let mut out = String::new();
-        out.push_str(&self.header.line);
-        out.push('\n');
-        for e in &self.log {
-            out.push_str(&e.line());
-            out.push('\n');
-        }
-        out
-    }
-
-    /// A part of [`Session::to_jsonl`], to write a long log without holding it whole: the header
-    /// (when `from` is 0) and the lines of entries `from..`, as many as fit in `max_bytes` (at
-    /// least one), and the entry the next part starts at (`None`: the log is written). The parts
-    /// from 0 to the end, joined, are `to_jsonl()`.
-    pub fn jsonl_part(&self, from: usize, max_bytes: usize) -> (String, Option<usize>) {
-        let mut out = String::new();
-        if from == 0 {
-            self.header_given_out();
-            out.push_str(&self.header.line);
-            out.push('\n');
-        }
-        let mut next = from;
-        for e in self.log.iter().skip(from) {
-            if next > from && out.len() >= max_bytes {
-                break;
-            }
-            out.push_str(&e.line());
-            out.push('\n');
-            next += 1;
-        }
-        (out, (next < self.log.len()).then_some(next))
-    }
-
-    /// The lines written since the previous call (the header included the first time): append
-    /// them to a file and it never needs rewriting.
-    pub fn take_new_lines(&mut self) -> String {
-        self.header_given_out();
-        let mut out = String::new();
-        if !self.header_flushed {
-            out.push_str(&self.header.line);
-            out.push('\n');
-            self.header_flushed = true;
-        }
-        for e in self.log.iter().skip(self.flushed) {
-            out.push_str(&e.line());
-            out.push('\n');
-        }
-        self.flushed = self.log.len();
-        out
-    }
-
-    /// Reads a log written by [`Session::to_jsonl`] by the rules of [`loader`] (lenient on a torn
-    /// last line). Message entries are imported with `import`. Bad lines are `INVALID_INPUT`
-    /// naming the line; an empty log is `INVALID_INPUT` too (see [`Session::load`]).
-    pub fn from_jsonl(text: &str, config: Config, import: Import<'_>) -> Result<Session> {
-        Session::load(text, config, import, loader::LoadOptions::default())?
-            .ok_or_else(|| Error::invalid_input("text", "the log is empty: it needs a header line"))
-    }
-
-    /// [`Session::from_jsonl`] with `options`; `None` for an empty log (what an empty session
-    /// writes). What the reading noticed is [`Session::load_report`].
-    pub fn load(
-        text: &str,
-        config: Config,
-        import: Import<'_>,
-        options: loader::LoadOptions,
-    ) -> Result<Option<Session>> {
-        let Some(loaded) = loader::read(text, import, options)? else {
-            return Ok(None);
-        };
-        Ok(Some(Session::from_loaded(config, loaded)))
-    }
-
-    /// The session of a log read back ([`loader::read`], or [`loader::LogReader`] fed a piece
-    /// at a time).
-    pub fn from_loaded(config: Config, loaded: loader::Loaded) -> Session {
-        let mut seq = 0u64;
-        for entry in &loaded.log {
-            if let Some(n) = shared::entry_seq(&entry.id) {
-                seq = seq.max(n);
-            }
-        }
-        let flushed = loaded.log.len();
-        let mut s = Session {
-            config,
-            header: loaded.header,
-            log: loaded.log,
-            ids: loaded.ids,
-            view: View::default(),
-            version: 0,
-            flushed,
-            header_flushed: true,
-            seq,
-            id_tag: None,
-            structural: 0,
-            reorders: 0,
-            live_epoch: 0,
-            live_stored: 0,
-            memory: None,
-            recognizer: Recognizer::default(),
-            load_report: loaded.report,
-            copy: copy::CopyCursor::default(),
-            provisional: None,
-        };
-        s.recognizer = Recognizer::with(&s.config.settings.summary);
-        s.recognize_logged();
-        s.rebuild();
-        s
-    }
-
-    /// What reading the log noticed without refusing it (a torn last line left out).
-    pub fn load_report(&self) -> &loader::LoadReport {
-        &self.load_report
-    }
-
-    /// Builds a session from entries made elsewhere (an imported agent session). Ids must be
-    /// unique; parent ids are set to the previous entry. A usage entry without calibration is
-    /// recorded as [`Session::record_usage`] records it: self-calibration learns from the growth
-    /// of the prompt since the previous usage, and the entry keeps what it has learned.
-    pub fn from_entries(
-        config: Config,
-        header: Header,
-        entries: Vec<(String, EntryKind)>,
-    ) -> Result<Session> {
-        let mut s = Session::empty(config, header);
-        // The view follows the entries while only messages and usage come; another entry (a
-        // compaction) rebuilds it before the next usage.
-        let mut stale = false;
-        for (id, kind) in entries {
-            if s.ids.contains_key(&id) {
-                return Err(Error::invalid_input(
-                    "id",
-                    format!("entry id \"{id}\" appears twice"),
-                ));
-            }
-            match kind {
-                EntryKind::Message(message) => {
-                    let kinds = s.config.estimator.estimate_message(&message);
-                    let at = s.push(id, EntryKind::Message(message));
-                    if let (false, Some(m)) = (stale, s.log.get(at).and_then(Entry::message)) {
-                        let m = m.clone();
-                        s.view.push(at, None, &m, kinds);
-                    }
-                }
-                EntryKind::Usage(usage, None) => {
-                    if stale {
-                        s.rebuild();
-                        stale = false;
-                    }
-                    s.view
-                        .record_usage(&s.log, &usage, s.config.self_calibration);
-                    let learned = (s.view.learned.samples > 0).then_some(s.view.learned);
-                    s.push(id, EntryKind::Usage(usage, learned));
-                }
-                other => {
-                    s.push(id, other);
-                    stale = true;
-                }
-            }
-        }
-        s.version = 0;
-        s.rebuild();
-        Ok(s)
-    }
-
-    /// Appends a note to the memory block.
-    pub fn add_note(&mut self, text: String) -> String {
-        let id = self.next_id();
-        self.push(id.clone(), EntryKind::Note(text));
-        self.refresh_memory();
-        id
-    }
-
-    /// Records that the oldest `notes` notes were condensed into `summary`.
-    pub fn compact_notes(&mut self, summary: String, notes: usize) -> String {
-        let through = notes.checked_sub(1).and_then(|i| {
-            notes::live_notes(&self.log)
-                .notes
-                .get(i)
-                .map(|(id, _)| id.to_string())
-        });
-        let id = self.next_id();
-        self.push(
-            id.clone(),
-            EntryKind::NotesCompacted {
-                summary,
-                notes,
-                through,
-            },
-        );
-        self.refresh_memory();
-        id
-    }
-
-    /// The memory block: its summary and the notes it does not cover.
-    pub fn notes(&self) -> notes::MemoryBlock {
-        notes::MemoryBlock::of(&self.log)
     }
 
     /// Fails with `INVALID_INPUT` unless `format` is the session's.

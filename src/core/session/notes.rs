@@ -1,8 +1,12 @@
 //! The session's memory block (seed 004): notes accumulate; when there are
 //! [`NOTES_TRIGGER`] of them, the oldest [`NOTES_COMPACTED`] are condensed into the block's summary
-//! (the previous summary blended in), and only the rest stay as raw notes.
+//! (the previous summary blended in), and only the rest stay as raw notes. The session's side is
+//! here too: adding a note, recording a condensing, and the block's place in the rendered context
+//! ([`Session::memory`]).
 
 use super::entry::{Entry, EntryKind};
+use super::Session;
+use crate::core::message::{Message, Role};
 
 /// Notes that start a compaction of the memory block.
 pub const NOTES_TRIGGER: usize = 15;
@@ -138,6 +142,84 @@ impl MemoryBlock {
             }
         }
         Some(out.trim_end().to_string())
+    }
+}
+
+impl Session {
+    /// Appends a note to the memory block.
+    pub fn add_note(&mut self, text: String) -> String {
+        let id = self.next_id();
+        self.push(id.clone(), EntryKind::Note(text));
+        self.refresh_memory();
+        id
+    }
+
+    /// Records that the oldest `notes` notes were condensed into `summary`.
+    pub fn compact_notes(&mut self, summary: String, notes: usize) -> String {
+        let through = notes.checked_sub(1).and_then(|i| {
+            live_notes(&self.log)
+                .notes
+                .get(i)
+                .map(|(id, _)| id.to_string())
+        });
+        let id = self.next_id();
+        self.push(
+            id.clone(),
+            EntryKind::NotesCompacted {
+                summary,
+                notes,
+                through,
+            },
+        );
+        self.refresh_memory();
+        id
+    }
+
+    /// The memory block's oldest notes when they are due (seed 004: 10 of 15): the user prompt
+    /// of their summary request and how many they are.
+    pub fn notes_due(&self) -> Option<(String, usize)> {
+        let block = self.notes();
+        let due = block.due()?;
+        Some((notes_prompt(block.summary.as_deref(), due), due.len()))
+    }
+
+    /// Condenses the oldest `count` notes without a model: the notes themselves after the
+    /// previous summary, within `max_chars` ([`extractive_summary`]).
+    pub fn condense_notes(&mut self, count: usize, max_chars: usize) {
+        let block = self.notes();
+        let notes = block.notes.get(..count).unwrap_or_default();
+        let summary = extractive_summary(block.summary.as_deref(), notes, max_chars);
+        self.compact_notes(summary, count);
+    }
+
+    /// The memory block: its summary and the notes it does not cover.
+    pub fn notes(&self) -> MemoryBlock {
+        MemoryBlock::of(&self.log)
+    }
+
+    /// Reads the memory block again (after a note, a condensing, or a rebuild).
+    pub(super) fn refresh_memory(&mut self) {
+        self.memory = MemoryBlock::of(&self.log).text().map(|text| {
+            let message = Message::text(Role::System, text);
+            let tokens = self.config.estimator.estimate_message(&message).total();
+            (message, tokens)
+        });
+    }
+
+    /// The memory block as the system message rendered with the context, and its index there:
+    /// after the leading system messages and the summary (a system-role summary is one of them).
+    /// `None` while the block is empty.
+    pub fn memory(&self) -> Option<(usize, &Message)> {
+        let (message, _) = self.memory.as_ref()?;
+        let messages = self.messages();
+        let mut at = messages
+            .iter()
+            .position(|m| m.role != Role::System)
+            .unwrap_or(messages.len());
+        if let Some(s) = self.summary_index().filter(|&s| s >= at) {
+            at = s + 1;
+        }
+        Some((at, message))
     }
 }
 

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::core::error::{Error, Result};
+use crate::core::estimate::{Estimator, Learned};
 use crate::core::options::{parse_with, Options};
 use crate::core::trigger::Budget;
 
@@ -33,6 +34,18 @@ pub struct SessionOptions {
 }
 
 impl SessionOptions {
+    /// The configuration of a session made with `options` and these session options, counting
+    /// with `estimator` (the options' own: the binding loads an exact encoding).
+    pub fn config(&self, options: &Options, estimator: Estimator) -> super::Config {
+        super::Config {
+            settings: options.settings.clone(),
+            estimator,
+            background_tokens: self.background_tokens(&options.settings.budget),
+            calibration: Learned::new(options.profile.error),
+            self_calibration: options.self_calibration,
+        }
+    }
+
     /// The background threshold in tokens for `budget`.
     pub fn background_tokens(&self, budget: &Budget) -> Option<usize> {
         self.background.map(|f| {

@@ -1,0 +1,335 @@
+//! The results and arguments of the `Session` handle's methods, as JSON, made here so that native
+//! tests pin their field names: `check()`, `entries()`, `memory()`, `tornLine`, the store's
+//! pending lines and a merge's outcome, a compaction's result, the log's part; the options
+//! `compact()` and `prepare()` take, and what `prepare()` does next. The binding only converts.
+
+use serde_json::{json, Value};
+
+use super::{Merged, Session};
+use crate::core::error::{Error, Result};
+use crate::core::estimate::Learned;
+use crate::core::options::Options;
+use crate::core::pipeline::{Compacted, Kind, Prepare};
+use crate::core::surrogates::escaped;
+use crate::core::trigger::TriggerInput;
+
+/// The keys `compact()` takes.
+pub const COMPACT_KEYS: [&str; 3] = ["instructions", "signal", "force"];
+/// The keys `prepare()` takes.
+pub const PREPARE_KEYS: [&str; 7] = [
+    "instructions",
+    "signal",
+    "force",
+    "now",
+    "cacheControl",
+    "reservedCachePoints",
+    "background",
+];
+
+/// `check()`: `{ shouldCompact, tokens, tokensError, threshold, reason, background,
+/// calibration }` in O(1); `calibration` shows the session's learned calibration (or the
+/// options' starting one for an empty session).
+pub fn check(
+    session: Option<&Session>,
+    options: &Options,
+    calibration: &dyn Fn(&Learned) -> Value,
+) -> Value {
+    let Some(s) = session else {
+        let budget = options.settings.budget;
+        let d = options
+            .settings
+            .trigger
+            .evaluate(&TriggerInput::new(&[], 0, budget));
+        let learned = Learned::new(options.profile.error);
+        return json!({
+            "shouldCompact": false, "tokens": 0, "tokensError": 0, "threshold": d.threshold,
+            "reason": d.reason, "background": false, "calibration": calibration(&learned),
+        });
+    };
+    let (d, pressure) = s.pressure();
+    json!({
+        "shouldCompact": d.should_compact,
+        "tokens": s.tokens(),
+        "tokensError": s.tokens_error(),
+        "threshold": d.threshold,
+        "reason": d.reason,
+        "background": pressure == super::Pressure::Soft,
+        "calibration": calibration(s.calibration()),
+    })
+}
+
+/// `entries()`: every entry as [`super::Entry::listing`] gives it, oldest first.
+pub fn entries(session: Option<&Session>) -> Value {
+    Value::Array(session.map_or_else(Vec::new, |s| s.log().iter().map(|e| e.listing()).collect()))
+}
+
+/// `memory()`: `{ summary, notes, text }` (`text`: what to put in the system prompt).
+pub fn memory(session: Option<&Session>) -> Value {
+    let block = session.map(Session::notes).unwrap_or_default();
+    json!({"summary": block.summary, "notes": block.notes, "text": block.text()})
+}
+
+/// `tornLine`: `{ line, error }` of the torn last line the loader left out, if any.
+pub fn torn_line(session: Option<&Session>) -> Option<Value> {
+    let (line, error) = session?.load_report().torn_line.clone()?;
+    Some(json!({"line": line, "error": error}))
+}
+
+/// The store's next write: `{ header?, lines: [{ id, line }], live?, liveEpoch? }`, lines as
+/// JSON text with lone surrogates as `\udXXX` escapes.
+pub fn pending(session: Option<&Session>) -> Value {
+    let Some(s) = session else {
+        return json!({"lines": []});
+    };
+    let pending = s.pending();
+    let lines: Vec<Value> = pending
+        .entries
+        .iter()
+        .map(|e| json!({"id": e.id, "line": escaped(e.line().into_owned())}))
+        .collect();
+    let mut out = serde_json::Map::new();
+    out.insert("lines".into(), Value::Array(lines));
+    if let Some(h) = pending.header {
+        out.insert("header".into(), json!(escaped(h.to_string())));
+    }
+    if let Some(live) = &pending.live {
+        out.insert(
+            "live".into(),
+            json!({"from": live.from, "carry": live.carry}),
+        );
+        out.insert("liveEpoch".into(), json!(pending.live_epoch));
+    }
+    Value::Object(out)
+}
+
+/// A store merge's outcome: `{ merged, dropped: [{ id, type }] }`.
+pub fn merged(merged: &Merged) -> Value {
+    let dropped: Vec<Value> = merged
+        .dropped
+        .iter()
+        .map(|(id, kind)| json!({"id": id, "type": kind}))
+        .collect();
+    json!({"merged": merged.merged, "dropped": dropped})
+}
+
+/// A committed compaction's result: the pipeline's, with the compaction entry's `entryId` and
+/// the workstream `state` after it.
+pub fn committed(done: &Compacted, entry_id: &str) -> Value {
+    let mut result = done.result();
+    if let Some(fields) = result.as_object_mut() {
+        fields.insert("entryId".into(), entry_id.into());
+        fields.insert("state".into(), done.state.clone().into());
+    }
+    result
+}
+
+/// A compaction that changed nothing: the pipeline's `result`, with `entryId: null`.
+pub fn unchanged(mut result: Value) -> Value {
+    if let Some(fields) = result.as_object_mut() {
+        fields.insert("entryId".into(), Value::Null);
+    }
+    result
+}
+
+/// A whole count argument (`from`, `maxBytes` of `toJSONLPart`): `None` when not given
+/// (`value` `None`), else a non-negative safe integer (`NaN` stands for a value not a number).
+pub fn count_arg(value: Option<f64>, path: &str) -> Result<Option<usize>> {
+    match value {
+        None => Ok(None),
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+            Ok(Some(n as usize))
+        }
+        Some(_) => Err(Error::invalid_input(
+            path,
+            format!("{path} must be a non-negative integer"),
+        )),
+    }
+}
+
+/// `prepare()`'s own options (`None`: not given; `Some(None)`: given, of another type): `now` a
+/// finite time in milliseconds; `background` a boolean (default `true`), which this returns.
+pub fn prepare_options(now: Option<Option<f64>>, background: Option<Option<bool>>) -> Result<bool> {
+    if now.is_some_and(|n| !n.is_some_and(f64::is_finite)) {
+        return Err(Error::invalid_option(
+            "now",
+            "now must be a finite time in milliseconds",
+        ));
+    }
+    background
+        .unwrap_or(Some(true))
+        .ok_or_else(|| Error::invalid_option("background", "must be a boolean"))
+}
+
+/// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
+pub fn kind_named(name: &str) -> Kind {
+    match name {
+        "automatic" => Kind::Automatic,
+        "forced" => Kind::Forced,
+        "background" => Kind::Background,
+        _ => Kind::Manual,
+    }
+}
+
+/// The name of `kind` ([`kind_named`] reads it back).
+pub fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Manual => "manual",
+        Kind::Automatic => "automatic",
+        Kind::Forced => "forced",
+        Kind::Background => "background",
+    }
+}
+
+/// What `prepare()` does, as `js/driver.mjs` reads it: `{ action: "compact", kind,
+/// unlessRelieved }`, `{ action: "background" }` or `{ action: "render" }`.
+pub fn prepare_action(action: Prepare) -> Value {
+    match action {
+        Prepare::Compact {
+            kind,
+            unless_relieved,
+        } => {
+            json!({"action": "compact", "kind": kind_name(kind), "unlessRelieved": unless_relieved})
+        }
+        Prepare::Background => json!({"action": "background"}),
+        Prepare::Render => json!({"action": "render"}),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::core::error::ErrorCode;
+    use crate::core::estimate::{Counter, Estimator};
+    use crate::core::message::{Message, Role};
+    use crate::core::session::Config;
+
+    fn options() -> Options {
+        crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap()
+    }
+
+    fn session() -> Session {
+        let config = Config {
+            settings: options().settings,
+            estimator: Estimator::new(Counter::Heuristic),
+            background_tokens: None,
+            calibration: Default::default(),
+            self_calibration: false,
+        };
+        let mut s = Session::new(config, "s".into(), "ai-sdk".into());
+        s.append(vec![
+            Message::text(Role::User, "hello there"),
+            Message::text(Role::Assistant, "hi"),
+        ]);
+        s
+    }
+
+    fn keys(v: &Value) -> Vec<&str> {
+        let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        k.sort_unstable();
+        k
+    }
+
+    #[test]
+    fn check_has_the_same_fields_with_and_without_a_session() {
+        let fields = [
+            "background",
+            "calibration",
+            "reason",
+            "shouldCompact",
+            "threshold",
+            "tokens",
+            "tokensError",
+        ];
+        let o = options();
+        let empty = check(None, &o, &|l| json!(l.samples));
+        assert_eq!(keys(&empty), fields);
+        assert_eq!(empty["tokens"], 0);
+        let s = session();
+        let full = check(Some(&s), &o, &|l| json!(l.samples));
+        assert_eq!(keys(&full), fields);
+        assert_eq!(full["tokens"], s.tokens());
+        assert_eq!(full["threshold"], empty["threshold"]);
+        assert_eq!(full["shouldCompact"], false);
+    }
+
+    #[test]
+    fn entries_memory_and_the_store_s_pending_lines() {
+        let mut s = session();
+        assert_eq!(entries(Some(&s)).as_array().unwrap().len(), 2);
+        assert_eq!(entries(None), json!([]));
+        s.add_note("the user prefers tabs".into());
+        let m = memory(Some(&s));
+        assert_eq!(keys(&m), ["notes", "summary", "text"]);
+        assert_eq!(m["notes"], json!(["the user prefers tabs"]));
+        assert_eq!(memory(None)["text"], Value::Null);
+        let p = pending(Some(&s));
+        assert_eq!(p["lines"].as_array().unwrap().len(), 3);
+        assert_eq!(p["lines"][0]["id"], "e1");
+        assert!(p["header"].as_str().unwrap().contains("\"ai-sdk\""));
+        assert_eq!(pending(None), json!({"lines": []}));
+        assert_eq!(torn_line(Some(&s)), None);
+    }
+
+    #[test]
+    fn a_merge_lists_what_it_dropped() {
+        let m = Merged {
+            merged: 2,
+            dropped: vec![("e3".into(), "compaction")],
+        };
+        assert_eq!(
+            merged(&m),
+            json!({"merged": 2, "dropped": [{"id": "e3", "type": "compaction"}]})
+        );
+    }
+
+    #[test]
+    fn count_arguments_are_whole_and_not_negative() {
+        assert_eq!(count_arg(None, "from").unwrap(), None);
+        assert_eq!(count_arg(Some(3.0), "from").unwrap(), Some(3));
+        for bad in [-1.0, 1.5, f64::NAN, 1e300] {
+            let e = count_arg(Some(bad), "maxBytes").unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+            assert_eq!(e.path.as_deref(), Some("maxBytes"));
+        }
+    }
+
+    #[test]
+    fn prepare_options_check_now_and_background() {
+        assert!(prepare_options(None, None).unwrap());
+        assert!(!prepare_options(Some(Some(5.0)), Some(Some(false))).unwrap());
+        for now in [None, Some(f64::NAN), Some(f64::INFINITY)] {
+            let e = prepare_options(Some(now), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOptions);
+            assert_eq!(e.path.as_deref(), Some("now"));
+        }
+        let e = prepare_options(None, Some(None)).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("background"));
+    }
+
+    #[test]
+    fn kinds_and_actions_by_name() {
+        for kind in [
+            Kind::Manual,
+            Kind::Automatic,
+            Kind::Forced,
+            Kind::Background,
+        ] {
+            assert_eq!(kind_named(kind_name(kind)), kind);
+        }
+        let compact = Prepare::Compact {
+            kind: Kind::Forced,
+            unless_relieved: true,
+        };
+        assert_eq!(
+            prepare_action(compact),
+            json!({"action": "compact", "kind": "forced", "unlessRelieved": true})
+        );
+        assert_eq!(prepare_action(Prepare::Render), json!({"action": "render"}));
+        assert_eq!(
+            unchanged(json!({"compacted": false}))["entryId"],
+            Value::Null
+        );
+    }
+}
