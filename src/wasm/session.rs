@@ -119,7 +119,7 @@ impl Inner {
             .and_then(|c| c.log().get(i))
             .and_then(|e| e.message())
             .map(|m| match &m.original {
-                Some(o) => to_js(o),
+                Some(o) => super::plain::original_to_js(o),
                 None => format
                     .export(std::slice::from_ref(m))
                     .first()
