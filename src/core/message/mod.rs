@@ -7,11 +7,13 @@
 mod image;
 mod original;
 mod part;
+mod parts;
 mod time;
 
 pub use image::{image_dimensions, ImageSize};
 pub use original::Original;
 pub use part::{ImageSource, Part};
+pub use parts::Parts;
 pub use time::{format_iso8601_millis, parse_iso8601_millis};
 
 /// Who speaks. `Tool` is a message whose purpose is to carry tool results (OpenAI and AI SDK
@@ -41,8 +43,8 @@ impl Role {
 pub struct Message {
     /// Who speaks.
     pub role: Role,
-    /// The content, in order.
-    pub parts: Vec<Part>,
+    /// The content, in order (shared between clones, copied on change: [`Parts`]).
+    pub parts: Parts,
     /// A synthetic summary (inserted by this package or by a peer such as pi or Claude Code).
     pub summary: bool,
     /// Never summarized away.
@@ -59,7 +61,7 @@ impl Message {
     pub fn new(role: Role, parts: Vec<Part>) -> Self {
         Message {
             role,
-            parts,
+            parts: Parts::from(parts),
             summary: false,
             pinned: false,
             timestamp: None,
