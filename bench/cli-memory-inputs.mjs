@@ -3,7 +3,8 @@
 // fixtures of tests/fixtures (never committed), and the peak RSS of one CLI run.
 // - "claude-code": the Claude Code fixture's lines, again and again, with each copy's uuids made
 //   its own;
-// - "pi": the pi fixture's entries after one header, again and again;
+// - "pi": the pi fixture's entries (a v1 file) after one header, again and again, each copy's
+//   compactions naming their first kept entry in that copy;
 // - "session": a context-compaction session log holding the Claude Code fixture's messages
 //   (importSession's history), again and again, under fresh entry ids;
 // - "array": a JSON array of those messages.
@@ -29,9 +30,13 @@ function source(kind) {
     return { head: "", copy: (k) => lines.map((l) => (k === 0 ? l : l.replace(own, `"$1":"$2-${k}"`))).join("\n") + "\n", tail: "" };
   }
   if (kind === "pi") {
+    // A v1 file: a compaction names its first kept entry by its index in the file (the header
+    // at 0), so copy k's indices move by k copies' lines (else every copy's compactions would
+    // keep everything from copy 0 on, which pi never writes).
     const [header, ...lines] = fixture(PI).trimEnd().split("\n");
-    const body = lines.join("\n") + "\n";
-    return { head: `${header}\n`, copy: () => body, tail: "" };
+    const index = /"firstKeptEntryIndex":(\d+)/;
+    const copy = (k) => lines.map((l) => l.replace(index, (_, i) => `"firstKeptEntryIndex":${Number(i) + k * lines.length}`)).join("\n") + "\n";
+    return { head: `${header}\n`, copy, tail: "" };
   }
   const history = importSession(fixture(CLAUDE_CODE), "claude-code").history.map((m) => JSON.stringify(m));
   if (kind === "array") {

@@ -26,9 +26,11 @@ const MiB = 1 << 20;
 
 const message = (i, words) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ` + "lorem ipsum dolor ".repeat(words) });
 
+// The JS heap and the array buffers (the copy holds its lines as UTF-8 bytes).
 function heap() {
   for (let i = 0; i < 3; i++) globalThis.gc();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
 }
 
 // A log of about `bytes`, written by a session on the glue (no copy), as JSONL text.

@@ -29,6 +29,8 @@ const READS = new Set(["toJSONL", "toJSONLPart", "entries", "memory", "plan", "_
 const ASYNC = new Set(["compact", "maybeCompact", "prepare"]);
 // Members of the glue that are not forwarded.
 const HIDDEN = new Set(["constructor", "__destroy_into_raw", "__wrap"]);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export function guard(wasm, CompactionError, onReset) {
   const isTrap = (e) => typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
@@ -45,7 +47,9 @@ export function guard(wasm, CompactionError, onReset) {
   const outerOf = new WeakMap();
   // Public objects after free(): DISPOSED.
   const freed = new WeakSet();
-  // Public Session -> its copy: { options, tag, header, chunks: [{ text, count }], entries, marks }.
+  // Public Session -> its copy: { options, tag, header, chunks: [{ bytes, count }], entries, marks }.
+  // The lines are kept as UTF-8 bytes: a JS string of text with any character past U+00FF holds
+  // two bytes per character, about twice the log.
   const copies = new WeakMap();
 
   const disposed = (error) =>
@@ -110,6 +114,8 @@ export function guard(wasm, CompactionError, onReset) {
     const staged = [];
     for (;;) {
       const part = readCopy(text);
+      part.bytes = encoder.encode(part.lines);
+      part.lines = undefined;
       staged.push(part);
       if (!part.more) break;
       text = raw.__logSince(COPY_LIMIT);
@@ -119,7 +125,7 @@ export function guard(wasm, CompactionError, onReset) {
       copy.header = part.header;
       dropFrom(copy, part.from);
       if (part.count > 0) {
-        copy.chunks.push({ text: part.lines, count: part.count });
+        copy.chunks.push({ bytes: part.bytes, count: part.count });
         copy.entries += part.count;
       }
       copy.marks = { stored: part.stored, headerStored: part.headerStored, livePending: part.livePending };
@@ -136,17 +142,20 @@ export function guard(wasm, CompactionError, onReset) {
         copy.entries -= last.count;
         continue;
       }
-      const lines = last.text.split("\n").slice(0, keep);
-      copy.chunks[copy.chunks.length - 1] = { text: lines.join("\n") + "\n", count: keep };
+      const lines = decoder.decode(last.bytes).split("\n").slice(0, keep);
+      copy.chunks[copy.chunks.length - 1] = { bytes: encoder.encode(lines.join("\n") + "\n"), count: keep };
       copy.entries = from;
     }
   }
 
-  // The copy's log as `Session.fromJSONL` reads it: its pieces (header, then the copied chunks),
-  // never joined into one string.
+  // The copy's log as `Session.fromJSONL` reads it: its pieces (header, then the copied chunks,
+  // each made a string only when the reader asks for it), never joined into one string.
   function copiedLog(copy) {
     if (copy.header === undefined) return "";
-    return [copy.header + "\n", ...copy.chunks.map((c) => c.text)];
+    return (function* () {
+      yield copy.header + "\n";
+      for (const chunk of copy.chunks) yield decoder.decode(chunk.bytes);
+    })();
   }
 
   // The session of `copy` read back into the fresh instance, with its store tag and bookkeeping.

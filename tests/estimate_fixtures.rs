@@ -146,7 +146,7 @@ fn calibration_with_recorded_pi_usage() {
             m.original
                 .as_ref()
                 .and_then(|o| o.get("usage"))
-                .and_then(Usage::from_value)
+                .and_then(|u| Usage::from_value(&u))
         };
         let anchor = context
             .iter()

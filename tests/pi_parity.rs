@@ -131,13 +131,13 @@ fn an_imported_pi_session_counts_from_its_recorded_usage_and_learns_from_it() {
     let last = messages
         .iter()
         .rposition(|m| {
-            let o = m.original.as_ref().unwrap();
+            let o = m.original.as_ref().unwrap().to_value();
             o["role"] == "assistant"
                 && o["usage"].is_object()
                 && !matches!(o["stopReason"].as_str(), Some("aborted" | "error"))
         })
         .unwrap();
-    let u = &messages[last].original.as_ref().unwrap()["usage"];
+    let u = &messages[last].original.as_ref().unwrap().to_value()["usage"];
     let usage: u64 = ["input", "output", "cacheRead", "cacheWrite"]
         .iter()
         .map(|k| u[k].as_u64().unwrap())
@@ -168,7 +168,7 @@ fn an_imported_pi_session_counts_from_its_recorded_usage_and_learns_from_it() {
     let aborted = messages
         .iter()
         .filter(|m| {
-            let o = m.original.as_ref().unwrap();
+            let o = m.original.as_ref().unwrap().to_value();
             o["role"] == "assistant"
                 && matches!(o["stopReason"].as_str(), Some("aborted" | "error"))
         })
@@ -182,7 +182,7 @@ fn an_imported_pi_session_counts_from_its_recorded_usage_and_learns_from_it() {
         .messages
         .iter()
         .filter(|m| {
-            let o = m.original.as_ref().unwrap();
+            let o = m.original.as_ref().unwrap().to_value();
             o["role"] == "assistant"
                 && o["usage"].is_object()
                 && !matches!(o["stopReason"].as_str(), Some("aborted" | "error"))

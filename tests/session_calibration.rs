@@ -53,7 +53,7 @@ fn held_out() -> Vec<(Message, Option<Usage>)> {
                 .original
                 .as_ref()
                 .and_then(|o| o.get("usage"))
-                .and_then(Usage::from_value)
+                .and_then(|u| Usage::from_value(&u))
                 .filter(|u| m.role == Role::Assistant && u.total() > 0);
             (m, usage)
         })

@@ -268,7 +268,8 @@ fn insert_missing(
                     .iter()
                     .rposition(Part::is_tool_result)
                     .map_or(0, |i| i + 1);
-                let tail = next.parts.split_off(at.min(next.parts.len()));
+                let len = next.parts.len();
+                let tail = next.parts.split_off(at.min(len));
                 next.parts.extend(parts);
                 next.parts.extend(tail);
                 actions.push(RepairAction::AddedResults {

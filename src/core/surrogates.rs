@@ -71,12 +71,33 @@ pub fn marks_to_escapes(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The bytes of [`MARK`] in UTF-8.
+const MARK_UTF8: [u8; 3] = [0xEF, 0xB7, 0x90];
+
+/// False when `json` holds neither a `\ud`/`\uD` escape nor a [`MARK`], in one pass over its
+/// bytes (every line of a log read back goes through here); true may be a false alarm (an escaped
+/// backslash before `ud`), which [`escapes_to_marks`] then reads properly.
+fn may_hold_escape_or_mark(json: &[u8]) -> bool {
+    let mut rest = json;
+    while let Some(at) = rest.iter().position(|&b| b == b'\\' || b == MARK_UTF8[0]) {
+        let tail = rest.get(at..).unwrap_or_default();
+        let found = match tail.first() {
+            Some(b'\\') => tail.get(1) == Some(&b'u') && matches!(tail.get(2), Some(b'd' | b'D')),
+            _ => tail.starts_with(&MARK_UTF8),
+        };
+        if found {
+            return true;
+        }
+        rest = tail.get(1..).unwrap_or_default();
+    }
+    false
+}
+
 /// JSON text (a session log, a session file) with every `\udXXX` escape of a lone surrogate
 /// turned into its mark and every [`MARK`] of the text doubled, so that `serde_json` reads it and
 /// [`marks_to_escapes`] writes it back the same. Text with neither is returned as it is.
 pub fn escapes_to_marks(json: &str) -> Cow<'_, str> {
-    let escape = json.contains("\\ud") || json.contains("\\uD");
-    if !escape && !json.contains(MARK) {
+    if !may_hold_escape_or_mark(json.as_bytes()) {
         return Cow::Borrowed(json);
     }
     let bytes = json.as_bytes();
@@ -197,5 +218,31 @@ mod tests {
             Cow::Borrowed(_)
         ));
         assert!(matches!(marks_to_escapes(r#"{"a":"b"}"#), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn the_quick_scan_finds_every_escape_and_mark() {
+        let found = |s: &str| may_hold_escape_or_mark(s.as_bytes());
+        for s in [
+            r#""\ud800""#,
+            r#""x\uDBFF""#,
+            "\u{FDD0}",
+            "é\u{FDD0}",
+            r#"\\ud8"#,
+            r#"a\\\ud800"#,
+        ] {
+            assert!(found(s), "{s}");
+        }
+        for s in [
+            r#""\u00e9""#,
+            r#""\n\t\\""#,
+            "\u{FDD1}é😀",
+            "\\",
+            "\\u",
+            "\u{FDCF}",
+            "",
+        ] {
+            assert!(!found(s), "{s}");
+        }
     }
 }

@@ -8,7 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{Message, Part, Role};
+use crate::core::message::{Message, Original, Part, Role};
 
 use super::json_path::{
     as_array, as_object, block_type, each_message, field, index, opt_str, pinned_flag, req_object,
@@ -76,7 +76,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
     };
     let mut message = Message::new(role, parts);
     message.pinned = pinned_flag(obj);
-    message.original = Some(value.clone());
+    message.original = Some(Original::new(value));
     super::settle(message, path)
 }
 

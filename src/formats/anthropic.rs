@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{ImageSource, Message, Part, Role};
+use crate::core::message::{ImageSource, Message, Original, Part, Role};
 
 use super::json_path::{
     as_object, block_type, content_parts, each_message, field, index, opt_bool, opt_str,
@@ -51,7 +51,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
     let parts = parse_content(obj, path)?;
     let mut message = Message::new(role, parts);
     message.pinned = pinned_flag(obj);
-    message.original = Some(value.clone());
+    message.original = Some(Original::new(value));
     super::settle(message, path)
 }
 

@@ -192,12 +192,12 @@ fn split_results(message: Message, to: Format) -> Vec<Message> {
         .partition(|p| matches!(p, Part::ToolResult { .. }));
     let mut tool = message.clone();
     tool.role = Role::Tool;
-    tool.parts = results;
+    tool.parts = results.into();
     tool.summary = false;
     let mut out = vec![tool];
     if !rest.is_empty() {
         let mut user = message;
-        user.parts = rest;
+        user.parts = rest.into();
         out.push(user);
     }
     out

@@ -14,7 +14,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{ImageSource, Message, Part, Role};
+use crate::core::message::{ImageSource, Message, Original, Part, Role};
 
 use super::json_path::{
     as_object, block_type, each_message, field, index, opt_array, opt_str, pinned_flag, req_str,
@@ -121,7 +121,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
     }
     let mut message = Message::new(role, parts);
     message.pinned = pinned_flag(obj);
-    message.original = Some(value.clone());
+    message.original = Some(Original::new(value));
     super::settle(message, path)
 }
 

@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::message::{ImageSource, Message, Part, Role};
+use crate::core::message::{ImageSource, Message, Original, Part, Role};
 
 use super::json_path::{
     as_object, block_type, content_parts, each_message, field, opt_bool, opt_i64, opt_str,
@@ -92,7 +92,7 @@ pub fn import_message(value: &Value, path: &str) -> Result<Message> {
     message.summary = summary;
     message.pinned = pinned_flag(obj);
     message.timestamp = opt_i64(obj, "timestamp", path)?;
-    message.original = Some(value.clone());
+    message.original = Some(Original::new(value));
     super::settle(message, path)
 }
 

@@ -140,16 +140,17 @@ fn export_one<C: Codec>(message: &Message) -> Vec<Value> {
     let Some(original) = &message.original else {
         return C::build(message, &mut Originals::none());
     };
-    if let Ok(parsed) = C::import_message(original, "message") {
+    let original = original.to_value();
+    if let Ok(parsed) = C::import_message(&original, "message") {
         if parsed.role == message.role && parsed.parts == message.parts {
-            return vec![original.clone()];
+            return vec![original];
         }
     }
-    let mut originals = Originals::from_message::<C>(original);
+    let mut originals = Originals::from_message::<C>(&original);
     let mut built = C::build(message, &mut originals);
     if built.len() == 1 {
         if let Some(first) = built.pop() {
-            return vec![overlay(original, first, C::MESSAGE_KEYS)];
+            return vec![overlay(&original, first, C::MESSAGE_KEYS)];
         }
     }
     built

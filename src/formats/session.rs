@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::core::message::{Message, Part, Role};
+use crate::core::message::{Message, Original, Part, Role};
 
 use super::pi::{COMPACTION_SUMMARY_PREFIX, SUMMARY_SUFFIX};
 use super::Format;
@@ -163,6 +163,6 @@ fn pi_summary_message(record: &CompactionRecord) -> Message {
         original.insert("timestamp".into(), Value::from(ts));
         message.timestamp = Some(ts);
     }
-    message.original = Some(Value::Object(original));
+    message.original = Some(Original::new(&Value::Object(original)));
     message
 }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::cache_control::{count_cache_markers, with_cache_marker, MAX_CACHE_BREAKPOINTS};
 use super::{Codec, Format};
+use crate::core::message::Original;
 use crate::core::session::cache_points::RenderOptions;
 use crate::core::session::{CachePoint, Session, Snapshot, Source};
 
@@ -29,19 +30,20 @@ pub fn format_of(session: Option<&Session>, given: Option<Format>) -> Option<For
         .or(given)
 }
 
-/// The message of log entry `i` in `format`: the object it was read from, or exported anew
-/// (`null` when the entry holds no message).
-pub fn entry_value(session: &Session, i: usize, format: Format) -> Value {
+/// The message of log entry `i` in `format`: the text of the object it was read from
+/// (`Ok`, parsed by the caller), or the message exported anew (`Err`; `null` when the entry
+/// holds no message).
+pub fn entry_value(session: &Session, i: usize, format: Format) -> Result<Original, Value> {
     let Some(m) = session.log().get(i).and_then(|e| e.message()) else {
-        return Value::Null;
+        return Err(Value::Null);
     };
     match &m.original {
-        Some(o) => o.clone(),
-        None => format
+        Some(o) => Ok(o.clone()),
+        None => Err(format
             .export(std::slice::from_ref(m))
             .into_iter()
             .next()
-            .unwrap_or(Value::Null),
+            .unwrap_or(Value::Null)),
     }
 }
 
@@ -179,8 +181,9 @@ mod tests {
         assert_eq!(format_of(None, Some(Format::OpenAi)), Some(Format::OpenAi));
         let slots = live_slots(&s, Format::AiSdk);
         assert_eq!(slots, vec![Slot::Entry(0), Slot::Entry(1), Slot::Entry(2)]);
-        assert_eq!(entry_value(&s, 1, Format::AiSdk), chat()[1]);
-        assert_eq!(entry_value(&s, 9, Format::AiSdk), Value::Null);
+        let value = entry_value(&s, 1, Format::AiSdk).map(|o| o.to_value());
+        assert_eq!(value, Ok(chat()[1].clone()));
+        assert_eq!(entry_value(&s, 9, Format::AiSdk).err(), Some(Value::Null));
         s.add_note("the user prefers tabs".into());
         let slots = live_slots(&s, Format::AiSdk);
         assert_eq!(slots.len(), 4);

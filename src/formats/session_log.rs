@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::core::error::Result;
 use crate::core::estimate::Usage;
-use crate::core::message::{Message, Role};
+use crate::core::message::{Message, Original, Role};
 use crate::core::session::{Compaction, Config, EntryKind, Header, Session};
 
 use super::session::{ImportedSession, SessionSource};
@@ -141,7 +141,10 @@ fn push_message(
         // Each message is taken once: the import is not used after this.
         let m = std::mem::replace(m, Message::new(Role::User, Vec::new()));
         let usage = match source {
-            SessionSource::Pi => m.original.as_ref().and_then(pi_usage),
+            SessionSource::Pi if m.role == Role::Assistant => {
+                m.original.as_ref().and_then(pi_usage)
+            }
+            SessionSource::Pi => None,
             SessionSource::ClaudeCode => None,
         };
         entries.push((id.clone(), EntryKind::Message(Box::new(m))));
@@ -160,17 +163,18 @@ fn push_message(
 
 /// The usage pi recorded in an assistant message (pi's `getAssistantUsage`: none for an aborted
 /// or failed response, whose usage is not the context's).
-fn pi_usage(message: &Value) -> Option<Usage> {
-    if message.get("role").and_then(Value::as_str) != Some("assistant") {
+fn pi_usage(message: &Original) -> Option<Usage> {
+    if message.get("role").as_ref().and_then(Value::as_str) != Some("assistant") {
         return None;
     }
     if matches!(
-        message.get("stopReason").and_then(Value::as_str),
+        message.get("stopReason").as_ref().and_then(Value::as_str),
         Some("aborted" | "error")
     ) {
         return None;
     }
-    let usage = message.get("usage")?.as_object()?;
+    let usage = message.get("usage")?;
+    let usage = usage.as_object()?;
     let count = |key: &str| usage.get(key).and_then(Value::as_u64);
     let usage = Usage {
         input: count("input")?,

@@ -1,7 +1,7 @@
 //! The text argument of `Session.fromJSONL` and `Session.fromSessionFile`: one string, or an
 //! iterable of strings read a piece at a time (the pieces may be cut anywhere: a surrogate pair
 //! cut between two pieces is put back together before it crosses, so it is not read as two lone
-//! surrogates).
+//! surrogates). The memory grows ahead of each piece (`heap.rs`).
 
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
@@ -64,6 +64,9 @@ pub fn for_each_piece(
             piece = piece.slice(0, len - 1);
         }
         if piece.length() > 0 {
+            // Each piece becomes entries several times its size: the memory grows ahead, in
+            // doubling steps, not a page at a time (`heap.rs`).
+            super::heap::grow_ahead();
             each(&super::convert::text_arg(&piece, path)?)?;
         }
     }

@@ -289,3 +289,9 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
         Err(_) => JsValue::NULL,
     }
 }
+
+/// A kept original ([`crate::core::message::Original`]) as a plain JS value: its JSON text parsed
+/// by the engine, as [`to_js`] does, without building the value in Rust first.
+pub fn original_to_js(original: &crate::core::message::Original) -> JsValue {
+    js_sys::JSON::parse(&marks_to_escapes(original.text())).unwrap_or(JsValue::NULL)
+}

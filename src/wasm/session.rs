@@ -118,9 +118,13 @@ impl Inner {
             Slot::Entry(i) => match originals.get(i) {
                 Some(v) if !v.is_undefined() => v.clone(),
                 _ => {
-                    let made = core.as_ref().map_or(JsValue::NULL, |c| {
-                        to_js(&context::entry_value(c, i, format))
-                    });
+                    let made =
+                        core.as_ref().map_or(JsValue::NULL, |c| {
+                            match context::entry_value(c, i, format) {
+                                Ok(original) => super::plain::original_to_js(&original),
+                                Err(exported) => to_js(&exported),
+                            }
+                        });
                     if originals.len() <= i {
                         originals.resize(i + 1, JsValue::UNDEFINED);
                     }

@@ -119,7 +119,7 @@ fn pi(name: &str, text: &str) -> Replay {
         if m.role != Role::Assistant {
             continue;
         }
-        requests.extend(m.original.as_ref().and_then(|o| request(i, o)));
+        requests.extend(m.original.as_ref().and_then(|o| request(i, &o.to_value())));
     }
     let cuts: Vec<usize> = session.compactions.iter().map(|c| c.at_message).collect();
     build(name, session.messages, requests, &cuts)

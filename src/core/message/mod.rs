@@ -1,18 +1,20 @@
 //! The one message model every format converts to and from.
 //!
 //! A [`Message`] is a role, a list of [`Part`]s and a few markers. It keeps the caller's own
-//! object in [`Message::original`] so that a message the package does not change is handed back
-//! exactly as it came in, unknown fields included.
+//! object in [`Message::original`] (as its JSON text, [`Original`]) so that a message the package
+//! does not change is handed back exactly as it came in, unknown fields included.
 
 mod image;
+mod original;
 mod part;
+mod parts;
 mod time;
 
 pub use image::{image_dimensions, ImageSize};
+pub use original::Original;
 pub use part::{ImageSource, Part};
+pub use parts::Parts;
 pub use time::{format_iso8601_millis, parse_iso8601_millis};
-
-use serde_json::Value;
 
 /// Who speaks. `Tool` is a message whose purpose is to carry tool results (OpenAI and AI SDK
 /// `"tool"`, pi `"toolResult"`); Anthropic carries tool results in `User` messages instead.
@@ -41,17 +43,17 @@ impl Role {
 pub struct Message {
     /// Who speaks.
     pub role: Role,
-    /// The content, in order.
-    pub parts: Vec<Part>,
+    /// The content, in order (shared between clones, copied on change: [`Parts`]).
+    pub parts: Parts,
     /// A synthetic summary (inserted by this package or by a peer such as pi or Claude Code).
     pub summary: bool,
     /// Never summarized away.
     pub pinned: bool,
     /// Milliseconds since the Unix epoch, when the format records it.
     pub timestamp: Option<i64>,
-    /// The caller's message exactly as given; exporters return it verbatim while the message is
-    /// unchanged and keep its other fields when it changed.
-    pub original: Option<Value>,
+    /// The caller's message exactly as given (its JSON text); exporters return it verbatim while
+    /// the message is unchanged and keep its other fields when it changed.
+    pub original: Option<Original>,
 }
 
 impl Message {
@@ -59,7 +61,7 @@ impl Message {
     pub fn new(role: Role, parts: Vec<Part>) -> Self {
         Message {
             role,
-            parts,
+            parts: Parts::from(parts),
             summary: false,
             pinned: false,
             timestamp: None,

@@ -269,7 +269,7 @@ mod tests {
                 is_error: true,
             }],
         );
-        tool.original = Some(json!({"role": "tool", "extra": 1}));
+        tool.original = Some((&json!({"role": "tool", "extra": 1})).into());
         let call = Message::new(
             Role::Assistant,
             vec![Part::ToolCall {

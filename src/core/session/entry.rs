@@ -321,8 +321,8 @@ pub fn write_line(id: &str, parent_id: Option<&str>, kind: &EntryKind) -> String
             if let Some(ts) = m.timestamp {
                 line.push_str(&format!(",\"timestamp\":{ts}"));
             }
-            let value = m.original.clone().unwrap_or(Value::Null);
-            line.push_str(&format!(",\"message\":{value}"));
+            line.push_str(",\"message\":");
+            line.push_str(m.original.as_ref().map_or("null", |o| o.text()));
         }
         EntryKind::Compaction(c) => {
             if let Some(ts) = &c.timestamp {

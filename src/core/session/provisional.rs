@@ -82,12 +82,13 @@ impl Session {
             let Some(original) = &m.original else {
                 continue;
             };
-            let again = import(original, &format!("log[{i}].message")).map_err(|e| {
-                refuse(format!(
-                    "and entry {i} does not read as {format}: {}",
-                    e.message
-                ))
-            })?;
+            let again =
+                import(&original.to_value(), &format!("log[{i}].message")).map_err(|e| {
+                    refuse(format!(
+                        "and entry {i} does not read as {format}: {}",
+                        e.message
+                    ))
+                })?;
             if message_key(&again) != message_key(m) {
                 return Err(refuse(format!(
                     "and entry {i} reads differently as {format}"
