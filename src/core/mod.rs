@@ -20,6 +20,7 @@ pub mod preset;
 pub mod prune;
 pub mod render;
 pub mod repair;
+pub mod report;
 pub mod session;
 pub mod settings;
 pub mod summary;

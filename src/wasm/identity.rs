@@ -16,7 +16,6 @@ use super::error::to_js as error_to_js;
 use crate::core::compactor::MessageStore;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
-use crate::core::summary::Recognizer;
 use crate::formats::detect::detect_decided;
 use crate::formats::Format;
 
@@ -29,14 +28,6 @@ extern "C" {
     fn identify(map: &WeakMap, messages: &Array) -> Result<Uint32Array, JsValue>;
 }
 
-/// A call's messages, resolved to store ids.
-pub struct Resolved {
-    /// The id of each message, in order.
-    pub ids: Vec<u32>,
-    /// The format of the messages.
-    pub format: Format,
-}
-
 /// The map from the caller's objects to store ids. The store never gives an id twice, so ids of
 /// messages it forgot are simply unknown to it.
 #[derive(Default)]
@@ -47,15 +38,15 @@ pub struct Identity {
 impl Identity {
     /// Resolves `array` (already checked to be an array) in `format` (`None`: the store's format,
     /// or detected on the first call), importing and estimating only the messages `store` does
-    /// not hold. `store` is the caller's own (taken out of the state while JS runs).
+    /// not hold: the id of each message, and their format. `store` is the caller's own (taken out
+    /// of the state while JS runs; the caller settles it, `CompactorState::settle`).
     pub fn resolve(
         &self,
         store: &mut MessageStore<JsValue>,
         array: &Array,
         format: Option<Format>,
         estimator: &Estimator,
-        recognizer: &Recognizer,
-    ) -> Result<Resolved, JsValue> {
+    ) -> Result<(Vec<u32>, Format), JsValue> {
         if array.length() > super::plain::MAX_NODES {
             return Err(error_to_js(
                 &Error::invalid_input(
@@ -136,8 +127,7 @@ impl Identity {
                 }
             }
         }
-        store.settle(&ids, recognizer);
-        Ok(Resolved { ids, format })
+        Ok((ids, format))
     }
 }
 

@@ -472,7 +472,7 @@ impl Session {
                     "threshold": d.threshold,
                     "reason": d.reason,
                     "background": pressure == core_session::Pressure::Soft,
-                    "calibration": super::calibration::to_json(
+                    "calibration": crate::core::report::calibration_json(
                         c.calibration(),
                         self.inner.options.profile.name,
                     ),
@@ -487,8 +487,10 @@ impl Session {
                     ),
                 );
                 let learned = crate::core::estimate::Learned::new(self.inner.options.profile.error);
-                let calibration =
-                    super::calibration::to_json(&learned, self.inner.options.profile.name);
+                let calibration = crate::core::report::calibration_json(
+                    &learned,
+                    self.inner.options.profile.name,
+                );
                 to_js(
                     &json!({"shouldCompact": false, "tokens": 0, "tokensError": 0, "threshold": d.threshold, "reason": d.reason, "background": false, "calibration": calibration}),
                 )

@@ -6,13 +6,13 @@
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use super::compactor::plan_json;
 use super::convert::to_js;
 use super::error::to_js as error_to_js;
 use super::options::estimator_for;
 use super::session::Session;
 use crate::core::message::Part;
 use crate::core::prepare::{prepare_floored, History};
+use crate::core::report::plan_json;
 use crate::core::summary::Recognizer;
 
 #[wasm_bindgen]
@@ -61,7 +61,14 @@ impl Session {
         let forecast = if messages.is_empty() {
             Value::Null
         } else {
-            super::cost::forecast_json(&settings, messages, tokens, &prepared.plan, round, &count)
+            crate::core::report::forecast_json(
+                &settings,
+                messages,
+                tokens,
+                &prepared.plan,
+                round,
+                &count,
+            )
         };
         if let Value::Object(obj) = &mut dto {
             obj.insert("cost".into(), forecast);

@@ -10,11 +10,13 @@
 //! the rule the `Session` uses too.
 
 pub mod boundary;
+pub mod call;
 pub mod hidden;
 pub mod memo;
 pub mod store;
 
 pub use boundary::Boundary;
+pub use call::{Call, Continued};
 pub use memo::{Memo, MemoRecord};
 pub use store::{MessageStore, Stored, StoredCosts, Totals};
 
@@ -28,6 +30,7 @@ use crate::core::options::Options;
 use crate::core::pipeline::Pipeline;
 use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
+use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
 /// How many messages before a usage's response `check` looks back for the previous response it
@@ -49,6 +52,8 @@ pub struct CompactorState<V> {
     pub boundary: Boundary,
     /// What self-calibration has learned from the usage given to `check`.
     pub learned: Learned,
+    /// Recognizes earlier summaries: the configured style's, every preset's, other agents'.
+    pub recognizer: Recognizer,
     /// The latest usage learned from: the content key of its assistant message (found again in a
     /// later call whether the caller passes the same object or a copy) and its prompt.
     last_usage: Option<(MessageKey, usize)>,
@@ -89,6 +94,7 @@ impl<V> CompactorState<V> {
             store: MessageStore::default(),
             boundary: Boundary::default(),
             learned: Learned::new(options.profile.error),
+            recognizer: Recognizer::with(&options.settings.summary),
             last_usage: None,
         }
     }
@@ -157,6 +163,11 @@ impl<V> CompactorState<V> {
             }
         }
         self.last_usage = Some((anchor_key, prompt));
+    }
+
+    /// Settles the stored messages of a call, `ids` ([`MessageStore::settle`]).
+    pub fn settle(&mut self, ids: &[u32]) {
+        self.store.settle(ids, &self.recognizer);
     }
 
     /// How many of a call's messages the last automatic compaction replaced, when the call

@@ -1,0 +1,253 @@
+//! One call of a `Compactor` as the core plans it: the stored messages of the call copied out of
+//! the store ([`Call`]), continued from the last automatic compaction when the call starts with
+//! exactly the messages it replaced, and every step a call takes on them: `plan()`'s report with
+//! its cost, the pipeline's input of a compaction (its round), the digest's `hidden` list, and what
+//! a committed compaction leaves for the next call (the memo). The binding resolves the caller's
+//! objects to store ids and hands the results to JS; nothing here reads JS.
+
+use serde_json::Value;
+
+use super::CompactorState;
+use crate::core::driver::next_round;
+use crate::core::error::Result;
+use crate::core::estimate::{Estimate, Estimator, Usage};
+use crate::core::format::Format;
+use crate::core::message::Message;
+use crate::core::options::Options;
+use crate::core::pipeline::{Input, Kind};
+use crate::core::plan::Plan;
+use crate::core::prepare::Prepared;
+use crate::core::render::{Origin, Rendered};
+use crate::core::report::{forecast_json, plan_json};
+
+/// One call's messages, copied out of the store for planning.
+pub struct Call {
+    /// The caller's message format.
+    pub format: Format,
+    /// Store ids of the caller's messages.
+    pub ids: Vec<u32>,
+    /// The history to plan: the caller's messages, or the memo's head followed by the caller's
+    /// messages after the ones it replaced ([`Call::continued`]). A compaction takes them.
+    pub messages: Vec<Message>,
+    /// The estimate of `messages`.
+    pub estimate: Estimate,
+    /// Set when the history continues the last automatic compaction.
+    pub continued: Option<Continued>,
+}
+
+/// How a continued history maps to the caller's messages.
+pub struct Continued {
+    /// The caller's messages that the head stands for.
+    pub prefix_len: usize,
+    /// Messages of the head at the start of the history.
+    pub head_len: usize,
+    /// The caller's messages (to remember the next prefix).
+    pub caller: Vec<Message>,
+}
+
+impl<V> CompactorState<V> {
+    /// The stored messages `ids` (in `format`) copied out for planning, but for those the last
+    /// [`CompactorState::restore_call`] gave back, which are moved. `continuing` (an automatic
+    /// call): the history continues the last automatic compaction when the call starts with
+    /// exactly the messages it replaced and holds something after them.
+    pub fn take_call(&mut self, format: Format, ids: Vec<u32>, continuing: bool) -> Call {
+        let n = continuing
+            .then(|| self.continuation(format, &ids))
+            .flatten();
+        let mut messages = self.store.take_messages(&ids);
+        self.recognizer.mark_leading(&mut messages);
+        let kinds = self.store.kinds(&ids);
+        match (n, &self.memo) {
+            (Some(n), Some(memo)) => {
+                let (history, kinds) = memo.continue_with(n, &messages, &kinds);
+                Call {
+                    format,
+                    ids,
+                    messages: history,
+                    estimate: Estimate::from_kinds(kinds),
+                    continued: Some(Continued {
+                        prefix_len: n,
+                        head_len: memo.head.len(),
+                        caller: messages,
+                    }),
+                }
+            }
+            _ => Call {
+                format,
+                ids,
+                messages,
+                estimate: Estimate::from_kinds(kinds),
+                continued: None,
+            },
+        }
+    }
+
+    /// Gives the messages of a call that only read them back to the store, so that the next call
+    /// over the same (or a longer) history does not copy them again.
+    pub fn restore_call(&mut self, call: Call) {
+        if call.continued.is_none() {
+            self.store.restore(call.ids, call.messages);
+        }
+    }
+
+    /// Decides and plans a compaction of `call` ([`CompactorState::prepare`]), `usage` anchored,
+    /// the cut floored past what the last compaction returned ([`CompactorState::floor`]).
+    pub fn plan_call(
+        &self,
+        options: &Options,
+        call: &Call,
+        usage: Option<&Usage>,
+        estimator: &Estimator,
+        forced: bool,
+    ) -> Result<Prepared> {
+        let floor = self.floor(&call.ids, call.continued.as_ref().map(|c| c.prefix_len));
+        let kinds = &call.estimate.per_message_kinds;
+        self.prepare(
+            options,
+            &call.messages,
+            kinds,
+            usage,
+            estimator,
+            floor,
+            forced,
+        )
+    }
+
+    /// `plan()`'s result for `call`: the plan ([`plan_json`]) with its `cost` ([`forecast_json`]).
+    pub fn plan_report(
+        &self,
+        options: &Options,
+        call: &Call,
+        usage: Option<&Usage>,
+        estimator: &Estimator,
+    ) -> Result<Value> {
+        let prepared = self.plan_call(options, call, usage, estimator, false)?;
+        let plan = &prepared.plan;
+        let mut report = plan_json(plan, &prepared);
+        let count = |t: &str| estimator.counter.count(t);
+        let round = self.round_of(&call.messages, plan);
+        let tokens = &call.estimate.per_message;
+        let cost = forecast_json(
+            &options.settings,
+            &call.messages,
+            tokens,
+            plan,
+            round,
+            &count,
+        );
+        if let Some(fields) = report.as_object_mut() {
+            fields.insert("cost".into(), cost);
+        }
+        Ok(report)
+    }
+
+    /// The round of a compaction of `messages` by `plan`: one past its previous summary's, else
+    /// one past the compactions made here.
+    pub fn round_of(&self, messages: &[Message], plan: &Plan) -> u32 {
+        let previous = plan.previous_summary.map(|i| {
+            messages
+                .get(i)
+                .and_then(|m| self.recognizer.round(&m.plain_text()))
+        });
+        next_round(previous, self.pipeline.compactions())
+    }
+
+    /// The pipeline's input of a compaction of `call` as `prepared` decided it: the call's
+    /// messages move into it. `summarizer`: the caller gave a summarize function.
+    #[allow(clippy::too_many_arguments)]
+    pub fn job_input(
+        &self,
+        options: &Options,
+        call: &mut Call,
+        prepared: Prepared,
+        kind: Kind,
+        instructions: Option<String>,
+        estimator: &Estimator,
+        summarizer: bool,
+    ) -> Input {
+        Input {
+            kind,
+            should_compact: prepared.decision.should_compact,
+            tokens_before: call.estimate.total,
+            round: self.round_of(&call.messages, &prepared.plan),
+            messages: std::mem::take(&mut call.messages),
+            plan: prepared.plan,
+            options: options.clone(),
+            estimator: estimator.clone(),
+            instructions,
+            state: None,
+            summarizer,
+            continues: kind.continues(),
+            warn_repeat: true,
+        }
+    }
+
+    /// `digest` with the parts of the messages `plan` summarizes that a prune hid
+    /// ([`super::hidden`]); `history`: the planned messages of `call`.
+    pub fn hidden_digest(
+        &self,
+        call: &Call,
+        history: &[Message],
+        plan: &Plan,
+        digest: Value,
+    ) -> Value {
+        let caller = |i: usize| {
+            let index = match &call.continued {
+                None => i,
+                Some(c) => i.checked_sub(c.head_len)? + c.prefix_len,
+            };
+            Some((*call.ids.get(index)?, index))
+        };
+        super::hidden::with_hidden(digest, &self.store, history, plan, caller)
+    }
+
+    /// Remembers a successful automatic compaction of `call` (whose messages the compaction took:
+    /// `messages`, planned by `plan`) that rendered `rendered`: what replaced the messages before
+    /// the kept tail (Codex's kept user messages before it included) becomes the memo's head,
+    /// `head_value(i)` the binding's value of rendered message `i`. The record carries `now` (ms
+    /// since the epoch) and `digest`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn remember_call(
+        &mut self,
+        call: &Call,
+        messages: &[Message],
+        plan: &Plan,
+        rendered: &[Rendered],
+        head_value: impl Fn(usize) -> V,
+        (now, digest): (Option<i64>, Value),
+        estimator: &Estimator,
+    ) {
+        let first_kept = plan.tail_start();
+        let kept = |i: usize| i >= first_kept;
+        let head_len = rendered
+            .iter()
+            .take_while(|r| !matches!(r.origin, Origin::Input(i) | Origin::Changed(i) if kept(i)))
+            .count();
+        let head = rendered.iter().take(head_len).map(|r| r.message.clone());
+        let head = (head.collect(), (0..head_len).map(head_value).collect());
+        let caller = call.continued.as_ref().map_or(messages, |c| &c.caller);
+        let continued = call.continued.as_ref().map(|c| (c.prefix_len, c.head_len));
+        self.remember(
+            call.format,
+            caller,
+            &call.ids,
+            continued,
+            first_kept,
+            head,
+            (now, digest),
+            estimator,
+        );
+    }
+
+    /// Marks, for each pruned form a prune returned (`forms`: its index among the stored messages
+    /// `ids` and the parts that replaced hidden ones), which parts a compaction's digest lists as
+    /// `hidden` ([`super::hidden`]).
+    pub fn mark_hidden(&mut self, ids: &[u32], forms: &[(u32, Vec<usize>)]) {
+        for (at, parts) in forms {
+            let id = ids.get(*at as usize).copied().unwrap_or(0);
+            if let Some(e) = self.store.get_mut(id) {
+                e.hidden.clone_from(parts);
+            }
+        }
+    }
+}
