@@ -68,19 +68,17 @@ pub fn start(
         }
     }
     let mut a = inner.analyze(messages, automatic)?;
-    let state = inner.state.borrow();
-    let prepared = throw(state.plan_call(&inner.options, &a.call, None, &a.estimator, call.force))?;
-    let summarizer = inner.callbacks.summarize.is_some();
-    let input = state.job_input(
-        &inner.options,
+    let (options, summarizer) = (&inner.options, inner.callbacks.summarize.is_some());
+    let (force, instructions) = (call.force, call.instructions);
+    let input = (inner.state.borrow()).job_input(
+        options,
         &mut a.call,
-        prepared,
         kind,
-        call.instructions,
-        &a.estimator,
+        force,
+        instructions,
         summarizer,
     );
-    drop(state);
+    let input = throw(input)?;
     let requests = Requests::new(
         a.incoming.array.clone(),
         a.incoming.format,
@@ -117,25 +115,19 @@ impl Host for Commit {
 
     fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {
         let (a, inner) = (&self.a, &self.inner);
-        // Seed 003's `hidden`: what a prune hid in the summarized messages.
-        let digest = std::mem::take(&mut done.digest);
-        let (history, plan) = (&input.messages, &input.plan);
-        done.digest = (inner.state.borrow()).hidden_digest(&a.call, history, plan, digest);
-        let result = to_js(&done.result());
         let out = outgoing(&a.incoming, &done.rendered);
-        if self.kind.is_automatic() {
-            let head_value = |i: usize| out.get(u32::try_from(i).unwrap_or(u32::MAX));
-            let record = (Some(js_sys::Date::now() as i64), done.digest.clone());
-            inner.state.borrow_mut().remember_call(
-                &a.call,
-                history,
-                plan,
-                &done.rendered,
-                head_value,
-                record,
-                &input.estimator,
-            );
-        }
+        // Seed 003's `hidden` in the digest, and for `maybeCompact` the memo.
+        let head_value = |i: usize| out.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let (digest, now) = (std::mem::take(&mut done.digest), js_sys::Date::now() as i64);
+        let call = (&a.call, &*input, self.kind);
+        done.digest = (inner.state.borrow_mut()).commit_call(
+            call,
+            &done.rendered,
+            digest,
+            head_value,
+            Some(now),
+        );
+        let result = to_js(&done.result());
         // The next cut is floored past what this one returned (seed 000, pi).
         inner.returned(&out);
         set(&result, "messages", &out);

@@ -18,14 +18,12 @@ use super::functions::{kept_messages, refuse_langchain_only};
 use super::identity::Identity;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, with_binaries, Kind as Shape};
-use crate::core::compactor::{Call, CompactorState, Quick};
+use crate::core::compactor::call::trim_options;
+use crate::core::compactor::{Call, CompactorState, Pruned, Quick};
 use crate::core::error::Error;
 use crate::core::estimate::{Estimator, Usage};
-use crate::core::message::Part;
-use crate::core::options::{parse, trim::parse_trim, Options};
-use crate::core::prune::apply_one;
+use crate::core::options::{parse, Options};
 use crate::core::report::{check_json, estimate_json};
-use crate::core::trim::trim;
 use crate::formats::Codec;
 
 /// The core state of a `Compactor`, keeping the exported value of each message it made.
@@ -43,11 +41,10 @@ pub struct Inner {
 
 /// One call's messages: the caller's array (or, continued, the memo's head values followed by the
 /// caller's messages after the ones it replaced) and format, without messages of its own (they
-/// are `call`'s, the core's), and the estimator used.
+/// are `call`'s, the core's).
 pub struct Analyzed {
     pub incoming: Incoming,
     pub call: Call,
-    pub estimator: Estimator,
 }
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
@@ -88,18 +85,13 @@ impl Inner {
     /// continued from the last automatic compaction when it applies.
     pub fn analyze(&self, messages: &JsValue, continuing: bool) -> Result<Analyzed, JsValue> {
         let (mut incoming, ids, estimator) = self.resolve(messages)?;
-        let call = self
-            .state
-            .borrow_mut()
-            .take_call(incoming.format, ids, continuing);
+        let mut state = self.state.borrow_mut();
+        let call = state.take_call((incoming.format, ids), estimator, continuing);
+        drop(state);
         if let Some(c) = &call.continued {
             incoming.array = self.continued_array(&incoming.array, c.prefix_len);
         }
-        Ok(Analyzed {
-            incoming,
-            call,
-            estimator,
-        })
+        Ok(Analyzed { incoming, call })
     }
 
     /// The memo's head values followed by the caller's `array` from `n` on.
@@ -198,7 +190,7 @@ impl Compactor {
         let a = self.inner.analyze(&messages, false)?;
         let usage = usage_of(&options)?;
         let mut state = self.inner.state.borrow_mut();
-        let report = state.plan_report(&self.inner.options, &a.call, usage.as_ref(), &a.estimator);
+        let report = state.plan_report(&self.inner.options, &a.call, usage.as_ref());
         state.restore_call(a.call);
         Ok(to_js(&throw(report)?))
     }
@@ -230,54 +222,34 @@ impl Compactor {
     /// are converted.
     pub fn trim(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         refuse_langchain_only(&options)?;
-        for key in ["tokenizer", "format"] {
-            if options.is_object() && !get(&options, key).is_undefined() {
-                return throw(Err(Error::invalid_option(
-                    key,
-                    format!("Compactor.trim counts with the compactor's {key}: set it on the Compactor, or call trimMessages"),
-                )));
-            }
-        }
-        let (trim_options, _, _) = throw(parse_trim(&to_json(
-            &options,
-            "options",
-            Shape::Options,
-            "options",
-        )?))?;
+        let json = to_json(&options, "options", Shape::Options, "options")?;
+        let trim_options = throw(trim_options(&json))?;
         let a = self.inner.analyze(&messages, false)?;
-        let cost = |p: &Part| a.estimator.part_tokens(p);
-        let (messages, tokens) = (&a.call.messages, &a.call.estimate.per_message);
-        let trimmed = throw(trim(messages, tokens, &cost, &trim_options))?;
-        let out = outgoing(&a.incoming, &kept_messages(messages, &trimmed));
+        let trimmed = throw(a.call.trim(&trim_options))?;
+        let out = outgoing(&a.incoming, &kept_messages(&a.call.messages, &trimmed));
         self.inner.state.borrow_mut().restore_call(a.call);
         Ok(out.into())
     }
 
     /// Tool-output pruning alone (no model call), decided by the core
-    /// (`CompactorState::prune`): superseded reads, then the configured style (OpenCode's when
-    /// none is configured). Returns a new array: unchanged messages are the caller's objects, and
-    /// a message pruned the same way as in the previous call comes back as the same object.
+    /// (`CompactorState::prune_call`). Returns a new array: unchanged messages are the caller's
+    /// objects, and a message pruned the same way as in the previous call comes back as the same
+    /// object.
     pub fn prune(&self, messages: JsValue) -> Result<JsValue, JsValue> {
         let mut a = self.inner.analyze(&messages, false)?;
-        let (ids, now) = (&a.call.ids, js_sys::Date::now() as i64);
-        let (actions, pruned) = self.inner.state.borrow_mut().prune(
-            &self.inner.options,
-            &mut a.call.messages,
-            ids,
-            &a.estimator,
-            now,
-        );
+        let now = js_sys::Date::now() as i64;
+        let pruned =
+            (self.inner.state.borrow_mut()).prune_call(&self.inner.options, &mut a.call, now);
         // Exporting runs after the borrow ends (it reads the caller's objects, whose getters may
         // call back into this object).
         let (out, mut made, mut forms) = (Array::new(), Vec::new(), Vec::new());
-        for (i, (done, reused)) in pruned.into_iter().enumerate() {
+        for (i, p) in pruned.into_iter().enumerate() {
             let original = a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
-            let values = match reused {
-                _ if done.is_empty() => vec![original],
-                Some(values) => values,
-                None => {
-                    let message = a.call.messages.get(i).map(|m| apply_one(m, i, &actions));
-                    let exported = a.incoming.format.export(message.as_slice());
+            let values = match p {
+                Pruned::Same => vec![original],
+                Pruned::Again(values) => values,
+                Pruned::New(message, done) => {
+                    let exported = a.incoming.format.export(std::slice::from_ref(&message));
                     let values: Vec<JsValue> = (exported.iter())
                         .map(|v| with_binaries(v, None, &original))
                         .collect();
@@ -285,7 +257,11 @@ impl Compactor {
                     if values.len() == 1 {
                         forms.push((out.length(), done.iter().map(|(part, _)| *part).collect()));
                     }
-                    made.push((ids.get(i).copied().unwrap_or(0), done, values.clone()));
+                    made.push((
+                        a.call.ids.get(i).copied().unwrap_or(0),
+                        done,
+                        values.clone(),
+                    ));
                     values
                 }
             };

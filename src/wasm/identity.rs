@@ -12,7 +12,7 @@ use js_sys::{Array, Uint32Array, WeakMap};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::error::to_js as error_to_js;
+use super::error::{throw, to_js as error_to_js};
 use crate::core::compactor::MessageStore;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
@@ -47,64 +47,41 @@ impl Identity {
         format: Option<Format>,
         estimator: &Estimator,
     ) -> Result<(Vec<u32>, Format), JsValue> {
-        if array.length() > super::plain::MAX_NODES {
-            return Err(error_to_js(
-                &Error::invalid_input(
-                    "messages",
-                    format!(
-                        "{} messages: at most {} are accepted in one call",
-                        array.length(),
-                        super::plain::MAX_NODES
-                    ),
-                ),
-                None,
-            ));
+        let (n, max) = (array.length(), super::plain::MAX_NODES);
+        if n > max {
+            let e = format!("{n} messages: at most {max} are accepted in one call");
+            return throw(Err(Error::invalid_input("messages", e)));
         }
         let buffer = identify(&self.map, array).map_err(|e| {
             let detail = e
                 .dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|| "a non-Error value".to_string());
-            error_to_js(
-                &Error::invalid_input("messages", format!("reading the messages threw: {detail}")),
-                None,
-            )
+                .map(|e| String::from(e.message()));
+            let detail = detail.unwrap_or_else(|| "a non-Error value".to_string());
+            let e = format!("reading the messages threw: {detail}");
+            error_to_js(&Error::invalid_input("messages", e), None)
         })?;
-        let mut ids = vec![0u32; array.length() as usize];
-        buffer.subarray(0, array.length()).copy_to(&mut ids);
+        let mut ids = vec![0u32; n as usize];
+        buffer.subarray(0, n).copy_to(&mut ids);
         // Given, or shown by earlier messages; else detected on this call. Plain text alone only
         // suggests `ai-sdk`: the first call whose messages show their format decides it, and
         // messages read provisionally under another format are read again (the store forgets
-        // them).
-        let (format, decided) = match format.or(store.format()) {
-            Some(f) => (f, true),
-            // What detection reads of each message (its fields and blocks, each distinct shape
-            // once); an array that is not plain data is converted whole.
-            None => {
-                let d = match super::on_demand::detect_format(array)? {
-                    Some(d) => d,
-                    None => {
-                        let json = to_json(&array.clone().into(), "messages")?;
-                        super::error::throw(detect_decided(&json))?
-                    }
-                };
-                (d.format, d.decided)
-            }
-        };
-        store.adopt_format(format, decided);
-        let todo = store.unknown(&ids);
+        // them). Detection reads each message's fields and blocks (each distinct shape once); an
+        // array that is not plain data is converted whole.
+        let format = store.decide_format(format, || {
+            let d = match super::on_demand::detect_format(array)? {
+                Some(d) => d,
+                None => throw(detect_decided(&to_json(array, "messages")?))?,
+            };
+            Ok::<_, JsValue>((d.format, d.decided))
+        })?;
         let import = crate::formats::message_importer(format);
-        let mut unseen = Vec::with_capacity(todo.len());
-        for &i in &todo {
-            let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX))
-                .map_err(|_| {
-                    error_to_js(
-                        &Error::invalid_input(format!("messages[{i}]"), "reading it threw"),
-                        None,
-                    )
-                })?;
-            unseen.push((i, value));
-        }
+        let read = |i: usize| {
+            let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX));
+            let e = || Error::invalid_input(format!("messages[{i}]"), "reading it threw");
+            value.map(|v| (i, v)).map_err(|_| error_to_js(&e(), None))
+        };
+        let unseen = store.unknown(&ids).into_iter().map(read);
+        let unseen = unseen.collect::<Result<Vec<_>, JsValue>>()?;
         // In batches of at most BATCH_MAX, each imported before the next is converted: the
         // converted form of a whole long history is never held at once.
         for chunk in unseen.chunks(BATCH_MAX) {
@@ -116,7 +93,7 @@ impl Identity {
                     Some(json) => json,
                     None => to_json(value, &path)?,
                 };
-                let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+                let message = throw(import(&json, &path))?;
                 let id = store.insert(message, estimator);
                 if value.is_object() {
                     self.map

@@ -1,24 +1,26 @@
 //! One call of a `Compactor` as the core plans it: the stored messages of the call copied out of
 //! the store ([`Call`]), continued from the last automatic compaction when the call starts with
 //! exactly the messages it replaced, and every step a call takes on them: `plan()`'s report with
-//! its cost, the pipeline's input of a compaction (its round), the digest's `hidden` list, and what
-//! a committed compaction leaves for the next call (the memo). The binding resolves the caller's
+//! its cost, `prune()`'s outcome per message, the pipeline's input of a compaction (its round), the
+//! digest's `hidden` list, and what a committed compaction leaves for the next call (the memo). The binding resolves the caller's
 //! objects to store ids and hands the results to JS; nothing here reads JS.
 
 use serde_json::Value;
 
-use super::CompactorState;
+use super::{CompactorState, PrunedMessage};
 use crate::core::driver::next_round;
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::estimate::{Estimate, Estimator, Usage};
 use crate::core::format::Format;
-use crate::core::message::Message;
-use crate::core::options::Options;
+use crate::core::message::{Message, Part};
+use crate::core::options::{trim::parse_trim, Options};
 use crate::core::pipeline::{Input, Kind};
 use crate::core::plan::Plan;
 use crate::core::prepare::Prepared;
+use crate::core::prune::{apply_one, PruneKind};
 use crate::core::render::{Origin, Rendered};
 use crate::core::report::{forecast_json, plan_json};
+use crate::core::trim::{trim, TrimOptions, Trimmed};
 
 /// One call's messages, copied out of the store for planning.
 pub struct Call {
@@ -33,6 +35,8 @@ pub struct Call {
     pub estimate: Estimate,
     /// Set when the history continues the last automatic compaction.
     pub continued: Option<Continued>,
+    /// Counts the call's texts (the options' tokenizer).
+    pub estimator: Estimator,
 }
 
 /// How a continued history maps to the caller's messages.
@@ -45,12 +49,50 @@ pub struct Continued {
     pub caller: Vec<Message>,
 }
 
+impl Call {
+    /// `Compactor.trim` on the call: `trimMessages` with the Compactor's counts.
+    pub fn trim(&self, options: &TrimOptions) -> Result<Trimmed> {
+        let cost = |p: &Part| self.estimator.part_tokens(p);
+        trim(&self.messages, &self.estimate.per_message, &cost, options)
+    }
+}
+
+/// `Compactor.trim`'s options (`trimMessages`'): the tokenizer and the format are the Compactor's,
+/// so giving either is `INVALID_OPTIONS`.
+pub fn trim_options(value: &Value) -> Result<TrimOptions> {
+    for key in ["tokenizer", "format"] {
+        if value.get(key).is_some() {
+            return Err(Error::invalid_option(
+                key,
+                format!("Compactor.trim counts with the compactor's {key}: set it on the Compactor, or call trimMessages"),
+            ));
+        }
+    }
+    Ok(parse_trim(value)?.0)
+}
+
+/// What `Compactor.prune` returns for one message ([`CompactorState::prune_call`]).
+pub enum Pruned<V> {
+    /// Not pruned: the caller's own object.
+    Same,
+    /// Pruned as in the previous call: the values of that pruned form, again.
+    Again(Vec<V>),
+    /// Pruned anew: the pruned message and its replacements (for
+    /// [`CompactorState::keep_pruned`]).
+    New(Message, Vec<(usize, PruneKind)>),
+}
+
 impl<V> CompactorState<V> {
     /// The stored messages `ids` (in `format`) copied out for planning, but for those the last
     /// [`CompactorState::restore_call`] gave back, which are moved. `continuing` (an automatic
     /// call): the history continues the last automatic compaction when the call starts with
     /// exactly the messages it replaced and holds something after them.
-    pub fn take_call(&mut self, format: Format, ids: Vec<u32>, continuing: bool) -> Call {
+    pub fn take_call(
+        &mut self,
+        (format, ids): (Format, Vec<u32>),
+        estimator: Estimator,
+        continuing: bool,
+    ) -> Call {
         let n = continuing
             .then(|| self.continuation(format, &ids))
             .flatten();
@@ -70,6 +112,7 @@ impl<V> CompactorState<V> {
                         head_len: memo.head.len(),
                         caller: messages,
                     }),
+                    estimator,
                 }
             }
             _ => Call {
@@ -78,6 +121,7 @@ impl<V> CompactorState<V> {
                 messages,
                 estimate: Estimate::from_kinds(kinds),
                 continued: None,
+                estimator,
             },
         }
     }
@@ -97,11 +141,10 @@ impl<V> CompactorState<V> {
         options: &Options,
         call: &Call,
         usage: Option<&Usage>,
-        estimator: &Estimator,
         forced: bool,
     ) -> Result<Prepared> {
         let floor = self.floor(&call.ids, call.continued.as_ref().map(|c| c.prefix_len));
-        let kinds = &call.estimate.per_message_kinds;
+        let (kinds, estimator) = (&call.estimate.per_message_kinds, &call.estimator);
         self.prepare(
             options,
             &call.messages,
@@ -119,12 +162,11 @@ impl<V> CompactorState<V> {
         options: &Options,
         call: &Call,
         usage: Option<&Usage>,
-        estimator: &Estimator,
     ) -> Result<Value> {
-        let prepared = self.plan_call(options, call, usage, estimator, false)?;
+        let prepared = self.plan_call(options, call, usage, false)?;
         let plan = &prepared.plan;
         let mut report = plan_json(plan, &prepared);
-        let count = |t: &str| estimator.counter.count(t);
+        let count = |t: &str| call.estimator.counter.count(t);
         let round = self.round_of(&call.messages, plan);
         let tokens = &call.estimate.per_message;
         let cost = forecast_json(
@@ -152,20 +194,21 @@ impl<V> CompactorState<V> {
         next_round(previous, self.pipeline.compactions())
     }
 
-    /// The pipeline's input of a compaction of `call` as `prepared` decided it: the call's
-    /// messages move into it. `summarizer`: the caller gave a summarize function.
+    /// Plans a compaction of `call` ([`CompactorState::plan_call`], `forced` after a provider's
+    /// context-limit error) and makes the pipeline's input of it: the call's messages move into
+    /// it. `summarizer`: the caller gave a summarize function.
     #[allow(clippy::too_many_arguments)]
     pub fn job_input(
         &self,
         options: &Options,
         call: &mut Call,
-        prepared: Prepared,
         kind: Kind,
+        forced: bool,
         instructions: Option<String>,
-        estimator: &Estimator,
         summarizer: bool,
-    ) -> Input {
-        Input {
+    ) -> Result<Input> {
+        let prepared = self.plan_call(options, call, None, forced)?;
+        Ok(Input {
             kind,
             should_compact: prepared.decision.should_compact,
             tokens_before: call.estimate.total,
@@ -173,13 +216,33 @@ impl<V> CompactorState<V> {
             messages: std::mem::take(&mut call.messages),
             plan: prepared.plan,
             options: options.clone(),
-            estimator: estimator.clone(),
+            estimator: call.estimator.clone(),
             instructions,
             state: None,
             summarizer,
             continues: kind.continues(),
             warn_repeat: true,
+        })
+    }
+
+    /// Commits a compaction of `call` (`input`, started by `kind`) that rendered `rendered`: its
+    /// `digest` with the parts of the summarized messages a prune hid ([`super::hidden`]), and
+    /// for an automatic one the memo ([`CompactorState::remember_call`]; `head_value`, `now`).
+    pub fn commit_call(
+        &mut self,
+        (call, input, kind): (&Call, &Input, Kind),
+        rendered: &[Rendered],
+        digest: Value,
+        head_value: impl Fn(usize) -> V,
+        now: Option<i64>,
+    ) -> Value {
+        let digest = self.hidden_digest(call, &input.messages, &input.plan, digest);
+        if kind.is_automatic() {
+            let record = (now, digest.clone());
+            let (messages, plan) = (&input.messages, &input.plan);
+            self.remember_call(call, messages, plan, rendered, head_value, record);
         }
+        digest
     }
 
     /// `digest` with the parts of the messages `plan` summarizes that a prune hid
@@ -206,7 +269,6 @@ impl<V> CompactorState<V> {
     /// the kept tail (Codex's kept user messages before it included) becomes the memo's head,
     /// `head_value(i)` the binding's value of rendered message `i`. The record carries `now` (ms
     /// since the epoch) and `digest`.
-    #[allow(clippy::too_many_arguments)]
     pub fn remember_call(
         &mut self,
         call: &Call,
@@ -215,7 +277,6 @@ impl<V> CompactorState<V> {
         rendered: &[Rendered],
         head_value: impl Fn(usize) -> V,
         (now, digest): (Option<i64>, Value),
-        estimator: &Estimator,
     ) {
         let first_kept = plan.tail_start();
         let kept = |i: usize| i >= first_kept;
@@ -235,8 +296,27 @@ impl<V> CompactorState<V> {
             first_kept,
             head,
             (now, digest),
-            estimator,
+            &call.estimator,
         );
+    }
+
+    /// `Compactor.prune` on `call` at `now` ([`CompactorState::prune`]): what comes back for each
+    /// of its messages.
+    pub fn prune_call(&mut self, options: &Options, call: &mut Call, now: i64) -> Vec<Pruned<V>>
+    where
+        V: Clone,
+    {
+        let (ids, estimator) = (&call.ids, &call.estimator);
+        let (actions, pruned) = self.prune(options, &mut call.messages, ids, estimator, now);
+        let messages = &call.messages;
+        let one = |(i, (done, reused)): (usize, PrunedMessage<V>)| match reused {
+            _ if done.is_empty() => Pruned::Same,
+            Some(values) => Pruned::Again(values),
+            None => messages.get(i).map_or(Pruned::Same, |m| {
+                Pruned::New(apply_one(m, i, &actions), done)
+            }),
+        };
+        pruned.into_iter().enumerate().map(one).collect()
     }
 
     /// Marks, for each pruned form a prune returned (`forms`: its index among the stored messages

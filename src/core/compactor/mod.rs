@@ -16,7 +16,7 @@ pub mod memo;
 pub mod store;
 
 pub use boundary::Boundary;
-pub use call::{Call, Continued};
+pub use call::{Call, Continued, Pruned};
 pub use memo::{Memo, MemoRecord};
 pub use store::{MessageStore, Stored, StoredCosts, Totals};
 
