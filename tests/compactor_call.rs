@@ -140,36 +140,60 @@ fn a_committed_automatic_compaction_is_continued_by_the_next_call() {
 }
 
 #[test]
-fn prune_says_what_comes_back_for_each_message() {
+fn prune_says_what_comes_back_for_each_message_and_where_new_forms_land() {
     let options =
         options(json!({"prune": {"style": "opencode", "protectTokens": 500, "minimum": 50}}));
     let messages = history(8, 300);
-    let mut state = CompactorState::<u32>::new(&options);
+    let mut state = CompactorState::<String>::new(&options);
     let ids = store_all(&mut state, &messages);
     let mut call = state.take_call((Format::Pi, ids.clone()), estimator(), false);
-    let out = state.prune_call(&options, &mut call, 0);
-    assert_eq!(out.len(), messages.len());
+    let pruned = state.prune_call(&options, &mut call, 0);
+    assert_eq!(pruned.len(), messages.len());
     assert_eq!(call.messages, messages, "left as they were");
-    let mut made = 0;
-    for (i, p) in out.into_iter().enumerate() {
+    let mut new = Vec::new();
+    for (i, p) in pruned.iter().enumerate() {
         match p {
             Pruned::Same => {}
             Pruned::Again(_) => panic!("nothing was pruned before"),
             Pruned::New(message, done) => {
-                assert_ne!(message, messages[i]);
+                assert_ne!(message, &messages[i]);
                 assert!(!done.is_empty());
-                state.keep_pruned(ids[i], done, vec![7]);
-                made += 1;
+                new.push(i);
             }
         }
     }
-    assert!(made > 0, "old tool outputs pruned");
-    let again = state.prune_call(&options, &mut call, 0);
-    let reused = again
+    assert!(new.len() > 1, "old tool outputs pruned");
+    // The binding's values: one per new form, but two for the first one.
+    let made: Vec<Vec<String>> = new
         .iter()
-        .filter(|p| matches!(p, Pruned::Again(v) if v == &[7]))
-        .count();
-    assert_eq!(reused, made, "pruned the same way: the same values");
+        .enumerate()
+        .map(|(k, i)| match k {
+            0 => vec![format!("p{i}a"), format!("p{i}b")],
+            _ => vec![format!("p{i}")],
+        })
+        .collect();
+    let original = |i: usize| format!("m{i}");
+    let (out, forms) = state.prune_output(&ids, pruned, made, original);
+    assert_eq!(out.len(), messages.len() + 1);
+    assert_eq!(out[new[0]], format!("p{}a", new[0]));
+    assert_eq!(out[new[0] + 1], format!("p{}b", new[0]));
+    assert_eq!(out[0], "m0");
+    // A form of two values is not marked; the others land one past their message.
+    let landed: Vec<u32> = forms.iter().map(|(at, _)| *at).collect();
+    let expected: Vec<u32> = new[1..].iter().map(|&i| i as u32 + 1).collect();
+    assert_eq!(landed, expected);
+    assert!(forms.iter().all(|(_, parts)| !parts.is_empty()));
+    // Pruned the same way again: the same values come back.
+    let again = state.prune_call(&options, &mut call, 0);
+    let values: Vec<Vec<String>> = again
+        .iter()
+        .filter_map(|p| match p {
+            Pruned::Again(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(values.len(), new.len());
+    assert_eq!(values[1], vec![format!("p{}", new[1])]);
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! every decision on it (`check`'s count, learning and trigger, the plan and its report, `prune`,
 //! the memo of the last automatic compaction) are the core's `CompactorState` (`core::compactor`);
 //! this file resolves the caller's objects to store ids through the identity map (only unseen
-//! messages are converted) and hands the core's results to JS. `compact` and `maybeCompact` are
-//! `super::compact`; the steps of a store-backed Compactor, `super::compactor_memo`.
+//! messages are converted) and hands the core's results to JS, with the steps of a store-backed
+//! Compactor (its memo as a line). `compact` and `maybeCompact` are `super::compact`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -20,10 +20,12 @@ use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, with_binaries, Kind as Shape};
 use crate::core::compactor::call::trim_options;
 use crate::core::compactor::{Call, CompactorState, Pruned, Quick};
+use crate::core::driver::StoredMemo;
 use crate::core::error::Error;
 use crate::core::estimate::{Estimator, Usage};
 use crate::core::options::{parse, Options};
 use crate::core::report::{check_json, estimate_json};
+use crate::formats::memo_line::{memo_line, memo_of_line};
 use crate::formats::Codec;
 
 /// The core state of a `Compactor`, keeping the exported value of each message it made.
@@ -242,39 +244,24 @@ impl Compactor {
             (self.inner.state.borrow_mut()).prune_call(&self.inner.options, &mut a.call, now);
         // Exporting runs after the borrow ends (it reads the caller's objects, whose getters may
         // call back into this object).
-        let (out, mut made, mut forms) = (Array::new(), Vec::new(), Vec::new());
-        for (i, p) in pruned.into_iter().enumerate() {
-            let original = a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
-            let values = match p {
-                Pruned::Same => vec![original],
-                Pruned::Again(values) => values,
-                Pruned::New(message, done) => {
-                    let exported = a.incoming.format.export(std::slice::from_ref(&message));
-                    let values: Vec<JsValue> = (exported.iter())
-                        .map(|v| with_binaries(v, None, &original))
-                        .collect();
-                    // Where the new pruned form lands, with the parts that replaced hidden ones.
-                    if values.len() == 1 {
-                        forms.push((out.length(), done.iter().map(|(part, _)| *part).collect()));
-                    }
-                    made.push((
-                        a.call.ids.get(i).copied().unwrap_or(0),
-                        done,
-                        values.clone(),
-                    ));
-                    values
-                }
-            };
-            for v in &values {
-                out.push(v);
-            }
-        }
+        let original = |i: usize| a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let export = |(i, p): (usize, &Pruned<JsValue>)| match p {
+            Pruned::New(message, _) => Some(
+                (a.incoming
+                    .format
+                    .export(std::slice::from_ref(message))
+                    .iter())
+                .map(|v| with_binaries(v, None, &original(i)))
+                .collect(),
+            ),
+            _ => None,
+        };
+        let made = pruned.iter().enumerate().filter_map(export).collect();
         let mut state = self.inner.state.borrow_mut();
-        for (id, done, values) in made {
-            state.keep_pruned(id, done, values);
-        }
+        let (out, forms) = state.prune_output(&a.call.ids, pruned, made, original);
         state.restore_call(a.call);
         drop(state);
+        let out: Array = out.into_iter().collect();
         // The pruned forms are registered now, each knowing which of its parts stand for hidden
         // ones: a compaction that summarizes them lists those in its digest (`hidden`).
         if !forms.is_empty() {
@@ -283,5 +270,54 @@ impl Compactor {
             }
         }
         Ok(out.into())
+    }
+
+    // The steps of a Compactor given a store (js/stored-compactor.mjs; not API: the names start
+    // with `__`): its last automatic compaction as a line a later process reads back
+    // (`formats::memo_line`), and seeding the continuation from such a line.
+
+    /// Counts the automatic compactions remembered here (a change means a new record).
+    #[wasm_bindgen(js_name = __memoEpoch, skip_typescript)]
+    pub fn memo_epoch(&self) -> f64 {
+        self.inner.state.borrow().memo_epoch as f64
+    }
+
+    /// Whether `maybeCompact(messages)` would compact now (continuing from the last compaction,
+    /// from cached counts): a store-backed Compactor takes the store's lease first.
+    #[wasm_bindgen(js_name = __wouldCompact, skip_typescript)]
+    pub fn would_compact(&self, messages: JsValue) -> Result<bool, JsValue> {
+        Ok(self.inner.quick(&messages)?.1.decision.should_compact)
+    }
+
+    /// The header line of a compactor's log in a store, for messages in `format`.
+    #[wasm_bindgen(js_name = __memoHeader, skip_typescript)]
+    pub fn memo_header(&self) -> Option<String> {
+        let state = self.inner.state.borrow();
+        Some(StoredMemo::header_line(
+            state.memo.as_ref()?.format.as_str(),
+        ))
+    }
+
+    /// The last automatic compaction made here as a memo line with entry id `id` (`undefined`
+    /// when there is none, or when it was read from a store).
+    #[wasm_bindgen(js_name = __memoRecord, skip_typescript)]
+    pub fn memo_record(&self, id: String) -> Option<String> {
+        memo_line(self.inner.state.borrow().memo.as_ref()?, &id)
+    }
+
+    /// Continues from a stored memo line: a call whose first messages have the memo's digest
+    /// continues from its head.
+    #[wasm_bindgen(js_name = __memoSeed, skip_typescript)]
+    pub fn memo_seed(&self, line: String) -> Result<(), JsValue> {
+        let estimator = estimator_for(&self.inner.options)?;
+        let mut state = self.inner.state.borrow_mut();
+        let memo = throw(memo_of_line(
+            &line,
+            &state.recognizer,
+            &estimator,
+            to_js::<serde_json::Value>,
+        ))?;
+        state.memo = Some(memo);
+        Ok(())
     }
 }

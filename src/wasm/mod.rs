@@ -3,7 +3,6 @@
 
 pub mod compact;
 pub mod compactor;
-pub mod compactor_memo;
 pub mod continuing;
 pub mod convert;
 pub mod driven;

@@ -319,6 +319,41 @@ impl<V> CompactorState<V> {
         pruned.into_iter().enumerate().map(one).collect()
     }
 
+    /// `Compactor.prune`'s output from `pruned` ([`CompactorState::prune_call`]'s, in order):
+    /// each message's values in order, `original(i)` for message `i` when it was not pruned and
+    /// the next of `made` (the binding's values of each [`Pruned::New`] form, in order) for a new
+    /// pruned form, kept for the next prune ([`CompactorState::keep_pruned`]). With it, where
+    /// each new pruned form of one value lands and the parts that replaced hidden ones (for
+    /// [`CompactorState::mark_hidden`]).
+    pub fn prune_output(
+        &mut self,
+        ids: &[u32],
+        pruned: Vec<Pruned<V>>,
+        made: Vec<Vec<V>>,
+        original: impl Fn(usize) -> V,
+    ) -> (Vec<V>, Vec<(u32, Vec<usize>)>)
+    where
+        V: Clone,
+    {
+        let (mut out, mut forms, mut made) = (Vec::new(), Vec::new(), made.into_iter());
+        for (i, p) in pruned.into_iter().enumerate() {
+            match p {
+                Pruned::Same => out.push(original(i)),
+                Pruned::Again(values) => out.extend(values),
+                Pruned::New(_, done) => {
+                    let values = made.next().unwrap_or_default();
+                    if values.len() == 1 {
+                        let at = u32::try_from(out.len()).unwrap_or(u32::MAX);
+                        forms.push((at, done.iter().map(|(part, _)| *part).collect()));
+                    }
+                    out.extend(values.iter().cloned());
+                    self.keep_pruned(ids.get(i).copied().unwrap_or(0), done, values);
+                }
+            }
+        }
+        (out, forms)
+    }
+
     /// Marks, for each pruned form a prune returned (`forms`: its index among the stored messages
     /// `ids` and the parts that replaced hidden ones), which parts a compaction's digest lists as
     /// `hidden` ([`super::hidden`]).
