@@ -14,6 +14,11 @@ use crate::core::estimate::Estimator;
 use crate::core::message::{format_iso8601_millis, parse_iso8601_millis};
 use crate::core::summary::Recognizer;
 
+/// The header line of a compactor's log in a store, for `memo`'s format.
+pub fn memo_header<V>(memo: &Memo<V>) -> String {
+    StoredMemo::header_line(memo.format.as_str())
+}
+
 /// `memo` as a memo line with entry id `id`; `None` when it was itself read from a store.
 pub fn memo_line<V>(memo: &Memo<V>, id: &str) -> Option<String> {
     let (replaced, digest) = memo.record()?;
@@ -96,8 +101,9 @@ mod tests {
             &estimator,
         );
         let line = memo_line(&memo, "m1").unwrap();
+        assert!(memo_header(&memo).contains(r#""format":"openai""#));
         let recognizer = Recognizer::standard();
-        let back: Memo<Value> = memo_of_line(&line, &recognizer, &estimator, Value::clone).unwrap();
+        let back: Memo<Value> = memo_of_line(&line, recognizer, &estimator, Value::clone).unwrap();
         assert_eq!(back.format, Format::OpenAi);
         assert_eq!(
             back.head_values,
@@ -116,7 +122,7 @@ mod tests {
             json!({"type": "memo", "format": "auto", "replaced": 1, "digest": "00", "head": []});
         let err = memo_of_line(
             &line.to_string(),
-            &Recognizer::standard(),
+            Recognizer::standard(),
             &estimator,
             |_| (),
         )

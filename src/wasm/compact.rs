@@ -70,20 +70,12 @@ pub fn start(
     let mut a = inner.analyze(messages, automatic)?;
     let (options, summarizer) = (&inner.options, inner.callbacks.summarize.is_some());
     let (force, instructions) = (call.force, call.instructions);
-    let input = (inner.state.borrow()).job_input(
-        options,
-        &mut a.call,
-        kind,
-        force,
-        instructions,
-        summarizer,
-    );
+    let state = inner.state.borrow();
+    let input = state.job_input(options, &mut a.call, kind, force, instructions, summarizer);
+    drop(state);
     let input = throw(input)?;
-    let requests = Requests::new(
-        a.incoming.array.clone(),
-        a.incoming.format,
-        input.tokens_before,
-    );
+    let (array, format) = (a.incoming.array.clone(), a.incoming.format);
+    let requests = Requests::new(array, format, input.tokens_before);
     let host = Commit {
         inner: Rc::clone(inner),
         a,
@@ -119,14 +111,9 @@ impl Host for Commit {
         // Seed 003's `hidden` in the digest, and for `maybeCompact` the memo.
         let head_value = |i: usize| out.get(u32::try_from(i).unwrap_or(u32::MAX));
         let (digest, now) = (std::mem::take(&mut done.digest), js_sys::Date::now() as i64);
-        let call = (&a.call, &*input, self.kind);
-        done.digest = (inner.state.borrow_mut()).commit_call(
-            call,
-            &done.rendered,
-            digest,
-            head_value,
-            Some(now),
-        );
+        let (call, mut state) = ((&a.call, &*input, self.kind), inner.state.borrow_mut());
+        done.digest = state.commit_call(call, &done.rendered, digest, head_value, Some(now));
+        drop(state);
         let result = to_js(&done.result());
         // The next cut is floored past what this one returned (seed 000, pi).
         inner.returned(&out);

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Array;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{check_keys, get, outgoing, to_js, Incoming};
@@ -20,12 +21,11 @@ use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, with_binaries, Kind as Shape};
 use crate::core::compactor::call::trim_options;
 use crate::core::compactor::{Call, CompactorState, Pruned, Quick};
-use crate::core::driver::StoredMemo;
 use crate::core::error::Error;
 use crate::core::estimate::{Estimator, Usage};
 use crate::core::options::{parse, Options};
 use crate::core::report::{check_json, estimate_json};
-use crate::formats::memo_line::{memo_line, memo_of_line};
+use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
 use crate::formats::Codec;
 
 /// The core state of a `Compactor`, keeping the exported value of each message it made.
@@ -292,10 +292,7 @@ impl Compactor {
     /// The header line of a compactor's log in a store, for messages in `format`.
     #[wasm_bindgen(js_name = __memoHeader, skip_typescript)]
     pub fn memo_header(&self) -> Option<String> {
-        let state = self.inner.state.borrow();
-        Some(StoredMemo::header_line(
-            state.memo.as_ref()?.format.as_str(),
-        ))
+        Some(memo_header(self.inner.state.borrow().memo.as_ref()?))
     }
 
     /// The last automatic compaction made here as a memo line with entry id `id` (`undefined`
@@ -311,13 +308,8 @@ impl Compactor {
     pub fn memo_seed(&self, line: String) -> Result<(), JsValue> {
         let estimator = estimator_for(&self.inner.options)?;
         let mut state = self.inner.state.borrow_mut();
-        let memo = throw(memo_of_line(
-            &line,
-            &state.recognizer,
-            &estimator,
-            to_js::<serde_json::Value>,
-        ))?;
-        state.memo = Some(memo);
+        let memo = memo_of_line(&line, &state.recognizer, &estimator, to_js::<Value>);
+        state.memo = Some(throw(memo)?);
         Ok(())
     }
 }

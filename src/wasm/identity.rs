@@ -13,6 +13,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::{throw, to_js as error_to_js};
+use super::plain::{to_json_with_binaries, Kind, MAX_NODES};
 use crate::core::compactor::MessageStore;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
@@ -47,16 +48,14 @@ impl Identity {
         format: Option<Format>,
         estimator: &Estimator,
     ) -> Result<(Vec<u32>, Format), JsValue> {
-        let (n, max) = (array.length(), super::plain::MAX_NODES);
+        let (n, max) = (array.length(), MAX_NODES);
         if n > max {
             let e = format!("{n} messages: at most {max} are accepted in one call");
             return throw(Err(Error::invalid_input("messages", e)));
         }
         let buffer = identify(&self.map, array).map_err(|e| {
-            let detail = e
-                .dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()));
-            let detail = detail.unwrap_or_else(|| "a non-Error value".to_string());
+            let message = e.dyn_ref::<js_sys::Error>().map(js_sys::Error::message);
+            let detail = message.map_or_else(|| "a non-Error value".to_string(), String::from);
             let e = format!("reading the messages threw: {detail}");
             error_to_js(&Error::invalid_input("messages", e), None)
         })?;
@@ -109,7 +108,7 @@ impl Identity {
 }
 
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    super::plain::to_json(value, path, super::plain::Kind::Input, "messages")
+    super::plain::to_json(value, path, Kind::Input, "messages")
 }
 
 /// From how many unseen messages they cross into wasm together.
@@ -127,12 +126,7 @@ fn batch_json(unseen: &[(usize, JsValue)]) -> Option<Vec<Value>> {
         return None;
     }
     let batch: Array = unseen.iter().map(|(_, v)| v).collect();
-    match super::plain::to_json_with_binaries(
-        &batch.into(),
-        "messages",
-        super::plain::Kind::Input,
-        "messages",
-    ) {
+    match to_json_with_binaries(&batch.into(), "messages", Kind::Input, "messages") {
         Ok((Value::Array(items), None)) if items.len() == unseen.len() => Some(items),
         _ => None,
     }
