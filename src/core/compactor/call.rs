@@ -1,9 +1,10 @@
 //! One call of a `Compactor` as the core plans it: the stored messages of the call copied out of
 //! the store ([`Call`]), continued from the last automatic compaction when the call starts with
 //! exactly the messages it replaced, and every step a call takes on them: `plan()`'s report with
-//! its cost, `prune()`'s outcome per message, the pipeline's input of a compaction (its round), the
-//! digest's `hidden` list, and what a committed compaction leaves for the next call (the memo). The binding resolves the caller's
-//! objects to store ids and hands the results to JS; nothing here reads JS.
+//! its cost, `prune()`'s outcome per message and its output, `trim()`, the pipeline's input of a
+//! compaction (its round) and its commit (the digest's `hidden` list, and the memo a committed
+//! `maybeCompact` leaves for the next call). The binding resolves the caller's objects to store
+//! ids and hands the results to JS; nothing here reads JS.
 
 use serde_json::Value;
 

@@ -1,13 +1,15 @@
 //! The state of a `Compactor`, as a core type the binding only drives: the identity-keyed store
 //! of the caller's messages with their counts ([`store`]), the memo of the last automatic
 //! compaction and its continuation ([`memo`]), what self-calibration has learned from the usage
-//! given to `check`, and the pipeline's breaker and count of compactions. Every decision of a
-//! call is made here on stored counts: `check` (learning from usage, the calibrated count, the
-//! trigger), the cheap decision of an automatic call ([`CompactorState::quick`]), the plan
-//! ([`CompactorState::prepare`], floored past what the last compaction returned as a Session's
-//! log floors it: [`boundary`]) and `prune` ([`CompactorState::prune`]); a compaction's digest
-//! lists what a prune hid in the messages it summarizes ([`hidden`]). The calibrated count and the auto margin are `core::count`'s,
-//! the rule the `Session` uses too.
+//! given to `check`, the recognizer of earlier summaries, and the pipeline's breaker and count of
+//! compactions. Every decision of a call is made here on stored counts: `check` (learning from
+//! usage, the calibrated count, the trigger), the cheap decision of an automatic call
+//! ([`CompactorState::quick`]), the plan ([`CompactorState::prepare`], floored past what the last
+//! compaction returned as a Session's log floors it: [`boundary`]) and `prune`
+//! ([`CompactorState::prune`]); a compaction's digest lists what a prune hid in the messages it
+//! summarizes ([`hidden`]). [`call`] holds one call's messages and every step on them (the plan's
+//! report, the pipeline's input, the commit and the memo, prune's output, trim). The calibrated
+//! count and the auto margin are `core::count`'s, the rule the `Session` uses too.
 
 pub mod boundary;
 pub mod call;
