@@ -212,3 +212,11 @@ fn trim_refuses_the_compactors_own_settings() {
     let e = trim_options(&json!({})).unwrap_err();
     assert_eq!(e.path.as_deref(), Some("maxTokens"));
 }
+
+#[test]
+fn a_calls_kind_follows_maybe_compact_and_force() {
+    assert_eq!(Kind::of_call(false, false), Kind::Manual);
+    assert_eq!(Kind::of_call(false, true), Kind::Manual);
+    assert_eq!(Kind::of_call(true, false), Kind::Automatic);
+    assert_eq!(Kind::of_call(true, true), Kind::Forced);
+}

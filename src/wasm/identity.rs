@@ -79,8 +79,11 @@ impl Identity {
             let e = || Error::invalid_input(format!("messages[{i}]"), "reading it threw");
             value.map(|v| (i, v)).map_err(|_| error_to_js(&e(), None))
         };
-        let unseen = store.unknown(&ids).into_iter().map(read);
-        let unseen = unseen.collect::<Result<Vec<_>, JsValue>>()?;
+        let todo = store.unknown(&ids);
+        let mut unseen = Vec::with_capacity(todo.len());
+        for i in todo {
+            unseen.push(read(i)?);
+        }
         // In batches of at most BATCH_MAX, each imported before the next is converted: the
         // converted form of a whole long history is never held at once.
         for chunk in unseen.chunks(BATCH_MAX) {
