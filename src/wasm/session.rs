@@ -19,6 +19,7 @@ use crate::core::error::{Error, ErrorCode};
 use crate::core::estimate::Usage;
 use crate::core::message::Message;
 use crate::core::options::Options;
+use crate::core::report::calibration_json;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, Config, EntryKind, Source};
@@ -472,7 +473,7 @@ impl Session {
                     "threshold": d.threshold,
                     "reason": d.reason,
                     "background": pressure == core_session::Pressure::Soft,
-                    "calibration": crate::core::report::calibration_json(
+                    "calibration": calibration_json(
                         c.calibration(),
                         self.inner.options.profile.name,
                     ),
@@ -487,10 +488,7 @@ impl Session {
                     ),
                 );
                 let learned = crate::core::estimate::Learned::new(self.inner.options.profile.error);
-                let calibration = crate::core::report::calibration_json(
-                    &learned,
-                    self.inner.options.profile.name,
-                );
+                let calibration = calibration_json(&learned, self.inner.options.profile.name);
                 to_js(
                     &json!({"shouldCompact": false, "tokens": 0, "tokensError": 0, "threshold": d.threshold, "reason": d.reason, "background": false, "calibration": calibration}),
                 )

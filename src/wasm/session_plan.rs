@@ -12,7 +12,7 @@ use super::options::estimator_for;
 use super::session::Session;
 use crate::core::message::Part;
 use crate::core::prepare::{prepare_floored, History};
-use crate::core::report::plan_json;
+use crate::core::report::{forecast_json, plan_json};
 use crate::core::summary::Recognizer;
 
 #[wasm_bindgen]
@@ -61,14 +61,7 @@ impl Session {
         let forecast = if messages.is_empty() {
             Value::Null
         } else {
-            crate::core::report::forecast_json(
-                &settings,
-                messages,
-                tokens,
-                &prepared.plan,
-                round,
-                &count,
-            )
+            forecast_json(&settings, messages, tokens, &prepared.plan, round, &count)
         };
         if let Value::Object(obj) = &mut dto {
             obj.insert("cost".into(), forecast);
