@@ -220,3 +220,38 @@ fn a_calls_kind_follows_maybe_compact_and_force() {
     assert_eq!(Kind::of_call(true, false), Kind::Automatic);
     assert_eq!(Kind::of_call(true, true), Kind::Forced);
 }
+
+#[test]
+fn the_hidden_list_names_the_tool_of_a_result_without_its_name() {
+    let options = options(json!({}));
+    // OpenAI tool messages carry only the call's id: the name is the call's.
+    let mut raw = Vec::new();
+    for t in 0..10 {
+        let id = format!("c{t}");
+        raw.push(json!({"role": "user", "content": format!("ask {t} ").repeat(5)}));
+        raw.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "read", "arguments": "{}"}}]}));
+        raw.push(
+            json!({"role": "tool", "tool_call_id": id, "content": format!("line{t} ").repeat(400)}),
+        );
+        raw.push(json!({"role": "assistant", "content": format!("done {t} ").repeat(5)}));
+    }
+    let messages: Vec<Message> = raw
+        .iter()
+        .map(|v| context_compaction::formats::openai::import_message(v, "m").unwrap())
+        .collect();
+    let mut state = CompactorState::<()>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    // The tool message's result part stands for one a prune hid.
+    state.mark_hidden(&ids, &[(2, vec![0])]);
+    let mut call = state.take_call((Format::OpenAi, ids), estimator(), false);
+    let input = (state.job_input(&options, &mut call, Kind::Manual, true, None, true)).unwrap();
+    assert!(input.plan.tail_start() > 2, "the first turn is summarized");
+    let digest = state.hidden_digest(&call, &input.messages, &input.plan, json!({}));
+    assert_eq!(digest["hidden"][0]["message"], 2);
+    assert_eq!(digest["hidden"][0]["tool"], "read");
+    assert_eq!(digest["hidden"][0]["part"], 0);
+    // Nothing hidden among the summarized messages (the store forgot them): the digest as it was.
+    state.store.clear();
+    let cleared = state.hidden_digest(&call, &input.messages, &input.plan, json!({"a": 1}));
+    assert_eq!(cleared, json!({"a": 1}));
+}
