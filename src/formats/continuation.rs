@@ -13,6 +13,19 @@ use crate::core::summary::continuation::cache_marks;
 use super::cache_control::{count_cache_markers, with_cache_marker, MAX_CACHE_BREAKPOINTS};
 use super::{Codec, Format};
 
+/// The caller's `messages` (in `format`) as a continuing request's conversation sends them: `None`
+/// for a message sent as the caller's own object, the changed message (an Anthropic message that
+/// gains the cache marker [`continuing_messages`] places) otherwise. The instruction is left out:
+/// each request has its own.
+pub fn conversation_changes(messages: &[Value], format: Format) -> Vec<Option<Value>> {
+    let out = continuing_messages(messages, format, "", 0);
+    messages
+        .iter()
+        .zip(out)
+        .map(|(before, after)| (*before != after).then_some(after))
+        .collect()
+}
+
 /// `messages` (the rendered conversation, in `format`) with the instruction appended as a user
 /// message of that format; `reserved`: markers on the caller's system prompt and tools. The input
 /// is not changed; messages that need no change are equal copies.
@@ -85,6 +98,12 @@ mod tests {
                 m
             })
             .collect();
+        let changes = conversation_changes(&plain, Format::Anthropic);
+        assert_eq!(
+            changes.iter().map(Option::is_some).collect::<Vec<_>>(),
+            [true, false, false]
+        );
+        assert_eq!(changes[0].as_ref().map(count_cache_markers), Some(1));
         let out = continuing_messages(&plain, Format::Anthropic, "S", 0);
         let counts: Vec<usize> = out.iter().map(count_cache_markers).collect();
         assert_eq!(counts, vec![1, 0, 0, 0]);
@@ -104,5 +123,6 @@ mod tests {
         assert!(out[1].to_string().contains("Summarize."));
         let out = continuing_messages(&messages, Format::AiSdk, "Summarize.", 0);
         assert_eq!(out[1]["role"], "user");
+        assert_eq!(conversation_changes(&messages, Format::OpenAi), [None]);
     }
 }

@@ -14,6 +14,7 @@ pub mod detect;
 pub mod json_path;
 pub mod langchain;
 pub mod media;
+pub mod memo_line;
 pub mod openai;
 pub mod pi;
 pub mod pi_session;

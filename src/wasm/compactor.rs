@@ -1,25 +1,53 @@
 //! `Compactor`: the stateless-over-messages API of api.md. The options are parsed once; every method
 //! works on the caller's array and returns new values (the input is never mutated). Its state and
-//! every decision on it (`check`'s count, learning and trigger, the plan) are the core's
-//! `CompactorState`; this file converts the arguments and the results.
+//! every decision on it (`check`'s count, learning and trigger, the plan and its report, `prune`,
+//! the memo of the last automatic compaction) are the core's `CompactorState` (`core::compactor`);
+//! this file resolves the caller's objects to store ids through the identity map (only unseen
+//! messages are converted) and hands the core's results to JS, with the steps of a store-backed
+//! Compactor (its memo as a line). `compact` and `maybeCompact` are `super::compact`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::Reflect;
-use serde_json::{json, Value};
+use js_sys::Array;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::analyze::{Inner, State};
-use super::convert::to_js;
+use super::convert::{check_keys, get, outgoing, to_js, Incoming};
 use super::error::throw;
+use super::functions::refuse_langchain_only;
 use super::identity::Identity;
-use super::options::split_options;
-use crate::core::estimate::Usage;
-use crate::core::options::parse;
-use crate::core::plan::{Disposition, Escalation, Plan};
-use crate::core::prepare::Prepared;
-use crate::core::summary::Recognizer;
+use super::options::{estimator_for, split_options, Callbacks};
+use super::plain::{to_json, with_binaries, Kind as Shape};
+use crate::core::compactor::call::trim_options;
+use crate::core::compactor::{Call, CompactorState, Pruned, Quick};
+use crate::core::error::Error;
+use crate::core::estimate::{Estimator, Usage};
+use crate::core::options::{parse, Options};
+use crate::core::report::{check_json, estimate_json};
+use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
+use crate::formats::Codec;
+
+/// The core state of a `Compactor`, keeping the exported value of each message it made.
+pub type State = CompactorState<JsValue>;
+
+/// What a `Compactor` holds; shared with its in-flight compactions.
+pub struct Inner {
+    pub options: Options,
+    pub callbacks: Callbacks,
+    /// Mutable state, borrowed briefly and never across an `.await` or a call into JS.
+    pub state: RefCell<State>,
+    /// The caller's message objects to the ids of `state`'s store.
+    pub identity: Identity,
+}
+
+/// One call's messages: the caller's array (or, continued, the memo's head values followed by the
+/// caller's messages after the ones it replaced) and format, without messages of its own (they
+/// are `call`'s, the core's).
+pub struct Analyzed {
+    pub incoming: Incoming,
+    pub call: Call,
+}
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
 #[wasm_bindgen(skip_typescript)]
@@ -27,83 +55,89 @@ pub struct Compactor {
     pub(crate) inner: Rc<Inner>,
 }
 
-/// The options of `compact` and `maybeCompact`.
-fn check_call(options: &JsValue) -> Result<(), JsValue> {
-    super::convert::check_keys(options, &["instructions", "signal", "force"])
-}
+impl Inner {
+    /// Resolves `messages` through the identity map (only unseen objects are converted): a
+    /// snapshot of the array with its format, the store ids, the estimator.
+    fn resolve(&self, messages: &JsValue) -> Result<(Incoming, Vec<u32>, Estimator), JsValue> {
+        if !Array::is_array(messages) {
+            let e = Error::invalid_input("messages", "messages must be an array");
+            return throw(Err(e));
+        }
+        let array = super::plain::snapshot(messages, "messages")?;
+        let estimator = estimator_for(&self.options)?;
+        // The store is taken out while JS runs (getters of the caller's objects may call back).
+        let mut store = std::mem::take(&mut self.state.borrow_mut().store);
+        let resolved = self
+            .identity
+            .resolve(&mut store, &array, self.options.format, &estimator);
+        let mut state = self.state.borrow_mut();
+        state.store = store;
+        let (ids, format) = resolved?;
+        state.settle(&ids);
+        let incoming = Incoming {
+            array,
+            format,
+            messages: Vec::new(),
+            binaries: None,
+        };
+        Ok((incoming, ids, estimator))
+    }
 
-/// The caller's array as it is now (the compaction runs a microtask later); anything else as it
-/// is (the compaction reports it).
-fn snapshot(messages: &JsValue) -> Result<JsValue, JsValue> {
-    if js_sys::Array::is_array(messages) {
-        super::plain::snapshot(messages, "messages").map(JsValue::from)
-    } else {
-        Ok(messages.clone())
+    /// A call's messages copied out of the store for planning; `continuing` (an automatic call):
+    /// continued from the last automatic compaction when it applies.
+    pub fn analyze(&self, messages: &JsValue, continuing: bool) -> Result<Analyzed, JsValue> {
+        let (mut incoming, ids, estimator) = self.resolve(messages)?;
+        let mut state = self.state.borrow_mut();
+        let call = state.take_call((incoming.format, ids), estimator, continuing);
+        drop(state);
+        if let Some(c) = &call.continued {
+            incoming.array = self.continued_array(&incoming.array, c.prefix_len);
+        }
+        Ok(Analyzed { incoming, call })
+    }
+
+    /// The memo's head values followed by the caller's `array` from `n` on.
+    fn continued_array(&self, array: &Array, n: usize) -> Array {
+        let state = self.state.borrow();
+        let head: Array = state.memo.iter().flat_map(|m| &m.head_values).collect();
+        head.concat(&array.slice(u32::try_from(n).unwrap_or(u32::MAX), array.length()))
+    }
+
+    /// The trigger on an automatic call's history (continued from the last compaction when it
+    /// applies), from stored counts alone (no message is copied), with the array it would return
+    /// below the trigger.
+    pub fn quick(&self, messages: &JsValue) -> Result<(Array, Quick), JsValue> {
+        let (incoming, ids, _) = self.resolve(messages)?;
+        let q = self
+            .state
+            .borrow_mut()
+            .quick(&self.options, incoming.format, &ids);
+        let array = match q.continued {
+            None => incoming.array.slice(0, incoming.array.length()),
+            Some(n) => self.continued_array(&incoming.array, n),
+        };
+        Ok((array, q))
+    }
+
+    /// Remembers that a compaction returned `out`: its objects are registered in the store now
+    /// (as the next call would import them), and the next cut is floored past them when the next
+    /// call starts with them (`core::compactor::boundary`). Should reading them fail, the next
+    /// cut has no floor and the compaction stands.
+    pub fn returned(&self, out: &Array) {
+        let ids = self.resolve(out).map(|r| r.1).unwrap_or_default();
+        self.state.borrow_mut().returned(&ids);
     }
 }
 
+/// `options.usage` of `check` and `plan`, parsed.
 fn usage_of(options: &JsValue) -> Result<Option<Usage>, JsValue> {
-    super::convert::check_keys(options, &["usage"])?;
-    if options.is_undefined() || options.is_null() {
-        return Ok(None);
-    }
-    let value = Reflect::get(options, &JsValue::from_str("usage")).unwrap_or(JsValue::UNDEFINED);
+    check_keys(options, &["usage"])?;
+    let value = get(options, "usage");
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    let json = super::plain::to_json(&value, "usage", super::plain::Kind::Options, "usage")?;
+    let json = to_json(&value, "usage", Shape::Options, "usage")?;
     throw(Usage::parse(&json, "usage")).map(Some)
-}
-
-/// A plan as `plan()` reports it (a `Compactor`'s and a `Session`'s), without `cost`.
-pub fn plan_json(plan: &Plan, prepared: &Prepared) -> Value {
-    let of = |d: Disposition| plan.indices(d);
-    let escalations: Vec<Value> = plan
-        .escalations
-        .iter()
-        .map(|e| match e {
-            Escalation::Pruned { freed } => json!({"step": "prune", "tokensFreed": freed}),
-            Escalation::ShrankTail { from, to } => {
-                json!({"step": "shrink", "from": from, "to": to})
-            }
-            Escalation::SplitTurn => json!({"step": "split-turn"}),
-            Escalation::Truncated { freed } => json!({"step": "truncate", "tokensFreed": freed}),
-            Escalation::KeptNothing => json!({"step": "keep-nothing"}),
-        })
-        .collect();
-    json!({
-        "shouldCompact": prepared.decision.should_compact,
-        "reason": prepared.decision.reason,
-        "threshold": prepared.decision.threshold,
-        "tokensBefore": plan.tokens_before,
-        "tokensAfter": plan.tokens_after,
-        "summarize": of(Disposition::Summarize),
-        "turnPrefix": of(Disposition::TurnPrefix),
-        "dropped": of(Disposition::Drop),
-        "pinned": of(Disposition::Pinned),
-        "kept": of(Disposition::Keep),
-        "system": of(Disposition::System),
-        "previousSummary": plan.previous_summary,
-        "splitTurn": plan.split_turn,
-        "pruned": plan.pruned.iter().map(|a| json!({"message": a.message, "part": a.part, "tokensFreed": a.tokens_freed})).collect::<Vec<_>>(),
-        "truncated": plan.truncations.iter().map(|t| json!({"message": t.message, "part": t.part, "tokensFreed": t.tokens_freed()})).collect::<Vec<_>>(),
-        "escalations": escalations,
-        "noop": plan.is_noop(),
-    })
-}
-
-impl Compactor {
-    /// The call's options checked and its messages copied and converted now, in the call itself:
-    /// bad input becomes the promise's rejection, and a failure of the instance (out of memory)
-    /// happens where the trap guard of the JS entry sees it, never later inside the promise.
-    fn converted(&self, messages: &JsValue, options: &JsValue) -> Result<JsValue, JsValue> {
-        check_call(options)?;
-        let copy = snapshot(messages)?;
-        if js_sys::Array::is_array(&copy) {
-            self.inner.resolve(&copy)?;
-        }
-        Ok(copy)
-    }
 }
 
 #[wasm_bindgen]
@@ -114,16 +148,16 @@ impl Compactor {
         let (json, callbacks) = split_options(&options)?;
         let options = throw(parse(&json))?;
         throw(options.check_summarizer(callbacks.summarize.is_some()))?;
-        let recognizer = Recognizer::with(&options.settings.summary);
         let state = RefCell::new(State::new(&options));
+        let identity = Identity::default();
+        let inner = Inner {
+            options,
+            callbacks,
+            state,
+            identity,
+        };
         Ok(Compactor {
-            inner: Rc::new(Inner {
-                options,
-                recognizer,
-                callbacks,
-                state,
-                identity: Identity::default(),
-            }),
+            inner: Rc::new(inner),
         })
     }
 
@@ -133,66 +167,41 @@ impl Compactor {
         self.inner.state.borrow_mut().store.clear();
     }
 
-    /// `{ total, perMessage, byKind }`.
+    /// `{ total, perMessage, byKind, calibration }`.
     pub fn estimate(&self, messages: JsValue) -> Result<JsValue, JsValue> {
-        let r = self.inner.resolve(&messages)?;
+        let (_, ids, _) = self.inner.resolve(&messages)?;
         let state = self.inner.state.borrow();
-        let per_kind = state.store.kinds(&r.ids);
-        let per_message: Vec<usize> = per_kind.iter().map(|k| k.total()).collect();
-        let k: crate::core::estimate::KindTokens = per_kind.into_iter().sum();
-        let learned = state.learned;
-        drop(state);
-        Ok(to_js(&json!({
-            "total": per_message.iter().sum::<usize>(),
-            "perMessage": per_message,
-            "byKind": {"text": k.text, "toolCalls": k.tool_calls, "toolResults": k.tool_results, "images": k.images, "reasoning": k.reasoning, "system": k.system},
-            "calibration": super::calibration::to_json(&learned, self.inner.options.profile.name),
-        })))
+        let provider = self.inner.options.profile.name;
+        let kinds = state.store.kinds(&ids);
+        Ok(to_js(&estimate_json(&kinds, &state.learned, provider)))
     }
 
     /// `{ shouldCompact, tokens, tokensError, threshold, reason }`; `options.usage` calibrates the
     /// count and self-calibration learns from it. Only messages not seen before are converted:
     /// O(new messages) plus a walk of the array.
     pub fn check(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let r = self.inner.resolve(&messages)?;
+        let (_, ids, _) = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
-        let c = self
-            .inner
-            .state
-            .borrow_mut()
-            .check(&self.inner.options, &r.ids, usage.as_ref());
-        Ok(to_js(&json!({
-            "shouldCompact": c.decision.should_compact,
-            "tokens": c.count.tokens(),
-            "tokensError": c.count.error,
-            "threshold": c.decision.threshold,
-            "reason": c.decision.reason,
-        })))
+        let mut state = self.inner.state.borrow_mut();
+        let checked = state.check(&self.inner.options, &ids, usage.as_ref());
+        Ok(to_js(&check_json(&checked)))
     }
 
     /// A preview of what `compact` would do, without a model call.
     pub fn plan(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let a = self.inner.analyze(&messages)?;
+        let a = self.inner.analyze(&messages, false)?;
         let usage = usage_of(&options)?;
-        let prepared = self.inner.prepare(&a, usage.as_ref(), false)?;
-        let mut dto = plan_json(&prepared.plan, &prepared);
-        if let Some(obj) = dto.as_object_mut() {
-            obj.insert(
-                "cost".into(),
-                super::cost::cost_json(&self.inner, &a, &prepared.plan),
-            );
-        }
-        let out = to_js(&dto);
-        drop(prepared);
-        self.inner.restore(a);
-        Ok(out)
+        let mut state = self.inner.state.borrow_mut();
+        let report = state.plan_report(&self.inner.options, &a.call, usage.as_ref());
+        state.restore_call(a.call);
+        Ok(to_js(&throw(report)?))
     }
 
-    /// The synchronous part of `compact` and `maybeCompact` (`js/driver.mjs` installs both):
-    /// the call's options checked and its messages copied and converted now, in the call itself
-    /// (bad input becomes the promise's rejection, and a failure of the instance happens where
-    /// the trap guard sees it), then the result of a call that changes nothing or the compaction
-    /// as a `__Driven` handle. `automatic`: `maybeCompact`.
+    /// The synchronous part of `compact` and `maybeCompact` (`js/driver.mjs` installs both): the
+    /// call's options checked and its messages copied and converted now, in the call itself (bad
+    /// input becomes the promise's rejection, and a failure of the instance happens where the trap
+    /// guard sees it), then the result of a call that changes nothing or the compaction as a
+    /// `__Driven` handle. `automatic`: `maybeCompact`.
     #[wasm_bindgen(js_name = __compact)]
     pub fn start_compaction(
         &self,
@@ -200,8 +209,107 @@ impl Compactor {
         options: JsValue,
         automatic: bool,
     ) -> Result<JsValue, JsValue> {
-        let snapshot = self.converted(&messages, &options)?;
+        check_keys(&options, &["instructions", "signal", "force"])?;
+        let mut copy = messages;
+        if Array::is_array(&copy) {
+            copy = super::plain::snapshot(&copy, "messages")?.into();
+            self.inner.resolve(&copy)?;
+        }
         super::heap::headroom();
-        super::compact::start(&self.inner, &snapshot, &options, automatic)
+        super::compact::start(&self.inner, &copy, &options, automatic)
+    }
+
+    /// `trimMessages` with the compactor's tokenizer and format, on its message store: the kept
+    /// messages are the caller's objects (a partial one a copy). Only messages not seen before
+    /// are converted.
+    pub fn trim(&self, messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        refuse_langchain_only(&options)?;
+        let json = to_json(&options, "options", Shape::Options, "options")?;
+        let trim_options = throw(trim_options(&json))?;
+        let a = self.inner.analyze(&messages, false)?;
+        let trimmed = throw(a.call.trim(&trim_options))?;
+        let out = outgoing(&a.incoming, &trimmed.rendered(&a.call.messages));
+        self.inner.state.borrow_mut().restore_call(a.call);
+        Ok(out.into())
+    }
+
+    /// Tool-output pruning alone (no model call), decided by the core
+    /// (`CompactorState::prune_call`). Returns a new array: unchanged messages are the caller's
+    /// objects, and a message pruned the same way as in the previous call comes back as the same
+    /// object.
+    pub fn prune(&self, messages: JsValue) -> Result<JsValue, JsValue> {
+        let mut a = self.inner.analyze(&messages, false)?;
+        let now = js_sys::Date::now() as i64;
+        let pruned =
+            (self.inner.state.borrow_mut()).prune_call(&self.inner.options, &mut a.call, now);
+        // Exporting runs after the borrow ends (it reads the caller's objects, whose getters may
+        // call back into this object).
+        let original = |i: usize| a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let export = |(i, p): (usize, &Pruned<JsValue>)| match p {
+            Pruned::New(message, _) => Some(
+                (a.incoming
+                    .format
+                    .export(std::slice::from_ref(message))
+                    .iter())
+                .map(|v| with_binaries(v, None, &original(i)))
+                .collect(),
+            ),
+            _ => None,
+        };
+        let made = pruned.iter().enumerate().filter_map(export).collect();
+        let mut state = self.inner.state.borrow_mut();
+        let (out, forms) = state.prune_output(&a.call.ids, pruned, made, original);
+        state.restore_call(a.call);
+        drop(state);
+        let out: Array = out.into_iter().collect();
+        // The pruned forms are registered now, each knowing which of its parts stand for hidden
+        // ones: a compaction that summarizes them lists those in its digest (`hidden`).
+        if !forms.is_empty() {
+            if let Ok((_, ids, _)) = self.inner.resolve(&out) {
+                self.inner.state.borrow_mut().mark_hidden(&ids, &forms);
+            }
+        }
+        Ok(out.into())
+    }
+
+    // The steps of a Compactor given a store (js/stored-compactor.mjs; not API: the names start
+    // with `__`): its last automatic compaction as a line a later process reads back
+    // (`formats::memo_line`), and seeding the continuation from such a line.
+
+    /// Counts the automatic compactions remembered here (a change means a new record).
+    #[wasm_bindgen(js_name = __memoEpoch, skip_typescript)]
+    pub fn memo_epoch(&self) -> f64 {
+        self.inner.state.borrow().memo_epoch as f64
+    }
+
+    /// Whether `maybeCompact(messages)` would compact now (continuing from the last compaction,
+    /// from cached counts): a store-backed Compactor takes the store's lease first.
+    #[wasm_bindgen(js_name = __wouldCompact, skip_typescript)]
+    pub fn would_compact(&self, messages: JsValue) -> Result<bool, JsValue> {
+        Ok(self.inner.quick(&messages)?.1.decision.should_compact)
+    }
+
+    /// The header line of a compactor's log in a store, for messages in `format`.
+    #[wasm_bindgen(js_name = __memoHeader, skip_typescript)]
+    pub fn memo_header(&self) -> Option<String> {
+        Some(memo_header(self.inner.state.borrow().memo.as_ref()?))
+    }
+
+    /// The last automatic compaction made here as a memo line with entry id `id` (`undefined`
+    /// when there is none, or when it was read from a store).
+    #[wasm_bindgen(js_name = __memoRecord, skip_typescript)]
+    pub fn memo_record(&self, id: String) -> Option<String> {
+        memo_line(self.inner.state.borrow().memo.as_ref()?, &id)
+    }
+
+    /// Continues from a stored memo line: a call whose first messages have the memo's digest
+    /// continues from its head.
+    #[wasm_bindgen(js_name = __memoSeed, skip_typescript)]
+    pub fn memo_seed(&self, line: String) -> Result<(), JsValue> {
+        let estimator = estimator_for(&self.inner.options)?;
+        let mut state = self.inner.state.borrow_mut();
+        let memo = memo_of_line(&line, &state.recognizer, &estimator, to_js::<Value>);
+        state.memo = Some(throw(memo)?);
+        Ok(())
     }
 }

@@ -34,7 +34,7 @@ pub trait Owner {
     fn pipeline(&self) -> RefMut<'_, Pipeline>;
 }
 
-impl Owner for super::analyze::Inner {
+impl Owner for super::compactor::Inner {
     fn options(&self) -> &Options {
         &self.options
     }

@@ -12,11 +12,11 @@ use js_sys::{Array, Uint32Array, WeakMap};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::error::to_js as error_to_js;
+use super::error::{throw, to_js as error_to_js};
+use super::plain::{to_json_with_binaries, Kind, MAX_NODES};
 use crate::core::compactor::MessageStore;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
-use crate::core::summary::Recognizer;
 use crate::formats::detect::detect_decided;
 use crate::formats::Format;
 
@@ -29,14 +29,6 @@ extern "C" {
     fn identify(map: &WeakMap, messages: &Array) -> Result<Uint32Array, JsValue>;
 }
 
-/// A call's messages, resolved to store ids.
-pub struct Resolved {
-    /// The id of each message, in order.
-    pub ids: Vec<u32>,
-    /// The format of the messages.
-    pub format: Format,
-}
-
 /// The map from the caller's objects to store ids. The store never gives an id twice, so ids of
 /// messages it forgot are simply unknown to it.
 #[derive(Default)]
@@ -47,72 +39,50 @@ pub struct Identity {
 impl Identity {
     /// Resolves `array` (already checked to be an array) in `format` (`None`: the store's format,
     /// or detected on the first call), importing and estimating only the messages `store` does
-    /// not hold. `store` is the caller's own (taken out of the state while JS runs).
+    /// not hold: the id of each message, and their format. `store` is the caller's own (taken out
+    /// of the state while JS runs; the caller settles it, `CompactorState::settle`).
     pub fn resolve(
         &self,
         store: &mut MessageStore<JsValue>,
         array: &Array,
         format: Option<Format>,
         estimator: &Estimator,
-        recognizer: &Recognizer,
-    ) -> Result<Resolved, JsValue> {
-        if array.length() > super::plain::MAX_NODES {
-            return Err(error_to_js(
-                &Error::invalid_input(
-                    "messages",
-                    format!(
-                        "{} messages: at most {} are accepted in one call",
-                        array.length(),
-                        super::plain::MAX_NODES
-                    ),
-                ),
-                None,
-            ));
+    ) -> Result<(Vec<u32>, Format), JsValue> {
+        let (n, max) = (array.length(), MAX_NODES);
+        if n > max {
+            let e = format!("{n} messages: at most {max} are accepted in one call");
+            return throw(Err(Error::invalid_input("messages", e)));
         }
         let buffer = identify(&self.map, array).map_err(|e| {
-            let detail = e
-                .dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|| "a non-Error value".to_string());
-            error_to_js(
-                &Error::invalid_input("messages", format!("reading the messages threw: {detail}")),
-                None,
-            )
+            let message = e.dyn_ref::<js_sys::Error>().map(js_sys::Error::message);
+            let detail = message.map_or_else(|| "a non-Error value".to_string(), String::from);
+            let e = format!("reading the messages threw: {detail}");
+            error_to_js(&Error::invalid_input("messages", e), None)
         })?;
-        let mut ids = vec![0u32; array.length() as usize];
-        buffer.subarray(0, array.length()).copy_to(&mut ids);
+        let mut ids = vec![0u32; n as usize];
+        buffer.subarray(0, n).copy_to(&mut ids);
         // Given, or shown by earlier messages; else detected on this call. Plain text alone only
         // suggests `ai-sdk`: the first call whose messages show their format decides it, and
         // messages read provisionally under another format are read again (the store forgets
-        // them).
-        let (format, decided) = match format.or(store.format()) {
-            Some(f) => (f, true),
-            // What detection reads of each message (its fields and blocks, each distinct shape
-            // once); an array that is not plain data is converted whole.
-            None => {
-                let d = match super::on_demand::detect_format(array)? {
-                    Some(d) => d,
-                    None => {
-                        let json = to_json(&array.clone().into(), "messages")?;
-                        super::error::throw(detect_decided(&json))?
-                    }
-                };
-                (d.format, d.decided)
-            }
-        };
-        store.adopt_format(format, decided);
-        let todo = store.unknown(&ids);
+        // them). Detection reads each message's fields and blocks (each distinct shape once); an
+        // array that is not plain data is converted whole.
+        let format = store.decide_format(format, || {
+            let d = match super::on_demand::detect_format(array)? {
+                Some(d) => d,
+                None => throw(detect_decided(&to_json(array, "messages")?))?,
+            };
+            Ok::<_, JsValue>((d.format, d.decided))
+        })?;
         let import = crate::formats::message_importer(format);
+        let read = |i: usize| {
+            let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX));
+            let e = || Error::invalid_input(format!("messages[{i}]"), "reading it threw");
+            value.map(|v| (i, v)).map_err(|_| error_to_js(&e(), None))
+        };
+        let todo = store.unknown(&ids);
         let mut unseen = Vec::with_capacity(todo.len());
-        for &i in &todo {
-            let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX))
-                .map_err(|_| {
-                    error_to_js(
-                        &Error::invalid_input(format!("messages[{i}]"), "reading it threw"),
-                        None,
-                    )
-                })?;
-            unseen.push((i, value));
+        for i in todo {
+            unseen.push(read(i)?);
         }
         // In batches of at most BATCH_MAX, each imported before the next is converted: the
         // converted form of a whole long history is never held at once.
@@ -125,7 +95,7 @@ impl Identity {
                     Some(json) => json,
                     None => to_json(value, &path)?,
                 };
-                let message = import(&json, &path).map_err(|e| error_to_js(&e, None))?;
+                let message = throw(import(&json, &path))?;
                 let id = store.insert(message, estimator);
                 if value.is_object() {
                     self.map
@@ -136,13 +106,12 @@ impl Identity {
                 }
             }
         }
-        store.settle(&ids, recognizer);
-        Ok(Resolved { ids, format })
+        Ok((ids, format))
     }
 }
 
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    super::plain::to_json(value, path, super::plain::Kind::Input, "messages")
+    super::plain::to_json(value, path, Kind::Input, "messages")
 }
 
 /// From how many unseen messages they cross into wasm together.
@@ -160,12 +129,7 @@ fn batch_json(unseen: &[(usize, JsValue)]) -> Option<Vec<Value>> {
         return None;
     }
     let batch: Array = unseen.iter().map(|(_, v)| v).collect();
-    match super::plain::to_json_with_binaries(
-        &batch.into(),
-        "messages",
-        super::plain::Kind::Input,
-        "messages",
-    ) {
+    match to_json_with_binaries(&batch.into(), "messages", Kind::Input, "messages") {
         Ok((Value::Array(items), None)) if items.len() == unseen.len() => Some(items),
         _ => None,
     }

@@ -1,16 +1,10 @@
 //! The only JS-aware code: exported functions and classes, the error helper and the hooks that the
 //! package's JS entry points register at load time.
 
-pub mod analyze;
-pub mod calibration;
 pub mod compact;
 pub mod compactor;
-pub mod compactor_memo;
-pub mod compactor_prune;
-pub mod compactor_trim;
 pub mod continuing;
 pub mod convert;
-pub mod cost;
 pub mod driven;
 pub mod env;
 pub mod error;

@@ -307,7 +307,7 @@ impl Session {
     pub fn check(&self) -> JsValue {
         let state = self.inner.state.borrow();
         let options = &self.inner.options;
-        let calibration = |l: &_| super::calibration::to_json(l, options.profile.name);
+        let calibration = |l: &_| crate::core::report::calibration_json(l, options.profile.name);
         to_js(&results::check(state.core.as_ref(), options, &calibration))
     }
 

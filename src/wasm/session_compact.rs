@@ -187,11 +187,11 @@ impl Session {
             ))?
         };
         let (plan, (messages, tokens)) = (&planned.prepared.plan, planned.history());
-        let mut dto = super::compactor::plan_json(plan, &planned.prepared);
+        let mut dto = crate::core::report::plan_json(plan, &planned.prepared);
         let count = |t: &str| estimator.counter.count(t);
         let forecast = match messages.is_empty() {
             true => Value::Null,
-            false => super::cost::forecast_json(
+            false => crate::core::report::forecast_json(
                 &planned.settings,
                 messages,
                 tokens,

@@ -24,17 +24,23 @@ pub fn with_hidden<V>(
     plan: &Plan,
     caller: impl Fn(usize) -> Option<(u32, usize)>,
 ) -> Value {
+    let hiding = plan
+        .dispositions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| listed(d))
+        .filter_map(|(i, _)| {
+            let (id, index) = caller(i)?;
+            let stored = store.get(id)?;
+            (!stored.hidden.is_empty()).then_some((index, stored))
+        })
+        .collect::<Vec<_>>();
+    // Without any, the list (which indexes the history's tool calls) is not built.
+    if hiding.is_empty() {
+        return digest;
+    }
     let mut list = HiddenList::new(history);
-    for (i, d) in plan.dispositions.iter().enumerate() {
-        if !listed(d) {
-            continue;
-        }
-        let Some((id, index)) = caller(i) else {
-            continue;
-        };
-        let Some(stored) = store.get(id) else {
-            continue;
-        };
+    for (index, stored) in hiding {
         for &part in &stored.hidden {
             let p = stored.message.parts.get(part);
             let Some(replacement) = p.and_then(replacement_of) else {

@@ -1,20 +1,24 @@
 //! The state of a `Compactor`, as a core type the binding only drives: the identity-keyed store
 //! of the caller's messages with their counts ([`store`]), the memo of the last automatic
 //! compaction and its continuation ([`memo`]), what self-calibration has learned from the usage
-//! given to `check`, and the pipeline's breaker and count of compactions. Every decision of a
-//! call is made here on stored counts: `check` (learning from usage, the calibrated count, the
-//! trigger), the cheap decision of an automatic call ([`CompactorState::quick`]), the plan
-//! ([`CompactorState::prepare`], floored past what the last compaction returned as a Session's
-//! log floors it: [`boundary`]) and `prune` ([`CompactorState::prune`]); a compaction's digest
-//! lists what a prune hid in the messages it summarizes ([`hidden`]). The calibrated count and the auto margin are `core::count`'s,
-//! the rule the `Session` uses too.
+//! given to `check`, the recognizer of earlier summaries, and the pipeline's breaker and count of
+//! compactions. Every decision of a call is made here on stored counts: `check` (learning from
+//! usage, the calibrated count, the trigger), the cheap decision of an automatic call
+//! ([`CompactorState::quick`]), the plan ([`CompactorState::prepare`], floored past what the last
+//! compaction returned as a Session's log floors it: [`boundary`]) and `prune`
+//! ([`CompactorState::prune`]); a compaction's digest lists what a prune hid in the messages it
+//! summarizes ([`hidden`]). [`call`] holds one call's messages and every step on them (the plan's
+//! report, the pipeline's input, the commit and the memo, prune's output, trim). The calibrated
+//! count and the auto margin are `core::count`'s, the rule the `Session` uses too.
 
 pub mod boundary;
+pub mod call;
 pub mod hidden;
 pub mod memo;
 pub mod store;
 
 pub use boundary::Boundary;
+pub use call::{Call, Continued, Pruned};
 pub use memo::{Memo, MemoRecord};
 pub use store::{MessageStore, Stored, StoredCosts, Totals};
 
@@ -28,6 +32,7 @@ use crate::core::options::Options;
 use crate::core::pipeline::Pipeline;
 use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
+use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
 /// How many messages before a usage's response `check` looks back for the previous response it
@@ -49,6 +54,8 @@ pub struct CompactorState<V> {
     pub boundary: Boundary,
     /// What self-calibration has learned from the usage given to `check`.
     pub learned: Learned,
+    /// Recognizes earlier summaries: the configured style's, every preset's, other agents'.
+    pub recognizer: Recognizer,
     /// The latest usage learned from: the content key of its assistant message (found again in a
     /// later call whether the caller passes the same object or a copy) and its prompt.
     last_usage: Option<(MessageKey, usize)>,
@@ -89,6 +96,7 @@ impl<V> CompactorState<V> {
             store: MessageStore::default(),
             boundary: Boundary::default(),
             learned: Learned::new(options.profile.error),
+            recognizer: Recognizer::with(&options.settings.summary),
             last_usage: None,
         }
     }
@@ -157,6 +165,11 @@ impl<V> CompactorState<V> {
             }
         }
         self.last_usage = Some((anchor_key, prompt));
+    }
+
+    /// Settles the stored messages of a call, `ids` ([`MessageStore::settle`]).
+    pub fn settle(&mut self, ids: &[u32]) {
+        self.store.settle(ids, &self.recognizer);
     }
 
     /// How many of a call's messages the last automatic compaction replaced, when the call

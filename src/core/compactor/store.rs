@@ -191,6 +191,22 @@ impl<V> MessageStore<V> {
         cleared
     }
 
+    /// The format of a call's messages, adopted ([`MessageStore::adopt_format`]): `given` (the
+    /// options'), else the one earlier messages showed, else what `detect` finds (a format, and
+    /// whether the messages showed it).
+    pub fn decide_format<E>(
+        &mut self,
+        given: Option<Format>,
+        detect: impl FnOnce() -> std::result::Result<(Format, bool), E>,
+    ) -> std::result::Result<Format, E> {
+        let (format, decided) = match given.or(self.format()) {
+            Some(f) => (f, true),
+            None => detect()?,
+        };
+        self.adopt_format(format, decided);
+        Ok(format)
+    }
+
     /// The positions of a call's `ids` (0: an object never seen) whose message the store does
     /// not hold, in order. The previous call's ids are all held (eviction keeps them), so only
     /// what follows them is looked up.

@@ -64,6 +64,15 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind of a `compact()` (`automatic` false) or `maybeCompact()` call, given its `force`.
+    pub fn of_call(automatic: bool, force: bool) -> Kind {
+        match (automatic, force) {
+            (false, _) => Kind::Manual,
+            (true, false) => Kind::Automatic,
+            (true, true) => Kind::Forced,
+        }
+    }
+
     /// Counts toward the circuit breaker and follows `onFailure`.
     pub fn is_automatic(self) -> bool {
         self != Kind::Manual

@@ -12,7 +12,9 @@
 //! with an earlier summary) with the transcript and the earlier summary pointing at the
 //! conversation above, after a lead that tells the model to stop the task and answer with text.
 
+use super::job::{PieceRequest, Purpose};
 use super::prompt::{render, Templates, NONE};
+use crate::core::settings::Settings;
 
 /// Which request a compaction hands the summarizer by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,6 +117,41 @@ pub fn request_mode(
     }
 }
 
+/// The mode of `piece`'s request under `settings` ([`request_mode`]), with the instruction to
+/// send after the conversation when it continues. `conversation`: the tokens of the caller's
+/// conversation, `None` when it cannot be sent (the transcript then); `count` estimates a text's
+/// tokens.
+pub fn piece_mode(
+    settings: &Settings,
+    piece: &PieceRequest,
+    conversation: Option<usize>,
+    count: &dyn Fn(&str) -> usize,
+) -> (SummaryMode, Option<String>) {
+    let Some(tokens) = conversation else {
+        return (SummaryMode::Transcript, None);
+    };
+    let text = instruction(
+        &settings.templates,
+        piece.previous_summary.is_some(),
+        piece.instructions.as_deref(),
+        piece.max_tokens,
+        piece.round,
+    );
+    let mode = request_mode(
+        settings.summary_mode,
+        piece.purpose == Purpose::History,
+        settings.budget.context_window,
+        settings.budget.system_tokens,
+        tokens,
+        count(&text),
+        piece.max_tokens,
+    );
+    match mode {
+        SummaryMode::Continue => (mode, Some(text)),
+        SummaryMode::Transcript => (mode, None),
+    }
+}
+
 /// Where Anthropic cache markers go in a continuing request: indices of the conversation's
 /// messages. The caller's own markers (`marked`), when its messages carry any, stay as they are
 /// (the prefix stays byte-identical); otherwise one marker goes on `previous_tail`, the last
@@ -176,6 +213,45 @@ mod tests {
         assert_eq!(
             request_mode(c, true, usize::MAX - 1, usize::MAX, 1, 1, 1),
             t
+        );
+    }
+
+    #[test]
+    fn a_piece_continues_with_its_instruction_only_when_it_fits() {
+        let mut settings = Settings::new(10_000);
+        settings.summary_mode = SummaryMode::Continue;
+        let piece = PieceRequest {
+            id: super::super::job::PieceId(0),
+            purpose: Purpose::History,
+            system: String::new(),
+            prompt: String::new(),
+            transcript: String::new(),
+            message_indices: Vec::new(),
+            previous_summary: None,
+            instructions: Some("keep the SQL".into()),
+            max_tokens: 1_000,
+            round: 1,
+        };
+        let count = |t: &str| t.len() / 4;
+        let (mode, text) = piece_mode(&settings, &piece, Some(2_000), &count);
+        assert_eq!(mode, SummaryMode::Continue);
+        assert!(text.is_some_and(|t| t.contains("keep the SQL")));
+        // The conversation leaves no room for the answer, or cannot be sent: the transcript.
+        assert_eq!(
+            piece_mode(&settings, &piece, Some(9_500), &count),
+            (SummaryMode::Transcript, None)
+        );
+        assert_eq!(
+            piece_mode(&settings, &piece, None, &count),
+            (SummaryMode::Transcript, None)
+        );
+        let chunk = PieceRequest {
+            purpose: Purpose::Chunk,
+            ..piece
+        };
+        assert_eq!(
+            piece_mode(&settings, &chunk, Some(10), &count).0,
+            SummaryMode::Transcript
         );
     }
 
