@@ -13,41 +13,19 @@
 use context_compaction::core::compactor::call::trim_options;
 use context_compaction::core::compactor::{CompactorState, Pruned};
 use context_compaction::core::error::ErrorCode;
-use context_compaction::core::estimate::{Counter, Estimator};
 use context_compaction::core::format::Format;
 use context_compaction::core::message::{Message, Role};
-use context_compaction::core::options::{parse, Options};
+use context_compaction::core::options::Options;
 use context_compaction::core::pipeline::Kind;
 use context_compaction::core::render::{Origin, Rendered};
-use context_compaction::formats::pi::import_message;
 use serde_json::json;
 
-/// A pi history of `turns` turns: a request, one tool call with a result of `size` words, an
-/// answer.
-fn history(turns: usize, size: usize) -> Vec<Message> {
-    let mut out = Vec::new();
-    for t in 0..turns {
-        let id = format!("call-{t}");
-        out.push(json!({"role": "user", "content": [{"type": "text", "text": format!("ask {t} ").repeat(5)}]}));
-        out.push(json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("f{t}")}}]}));
-        out.push(json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": format!("line{t} ").repeat(size)}], "isError": false}));
-        out.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("done {t} ").repeat(5)}]}));
-    }
-    out.iter()
-        .map(|v| import_message(v, "m").unwrap())
-        .collect()
-}
+#[path = "common/pi_history.rs"]
+mod pi_history;
+use pi_history::{estimator, history};
 
 fn options(extra: serde_json::Value) -> Options {
-    let mut o = json!({"contextWindow": 8_000, "summarize": "extractive"});
-    if let (Some(o), Some(extra)) = (o.as_object_mut(), extra.as_object()) {
-        o.extend(extra.clone());
-    }
-    parse(&o).unwrap()
-}
-
-fn estimator() -> Estimator {
-    Estimator::new(Counter::Heuristic)
+    pi_history::options_at(8_000, extra)
 }
 
 fn store_all<V>(state: &mut CompactorState<V>, messages: &[Message]) -> Vec<u32> {

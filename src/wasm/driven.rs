@@ -34,29 +34,23 @@ pub trait Owner {
     fn pipeline(&self) -> RefMut<'_, Pipeline>;
 }
 
-impl Owner for super::compactor::Inner {
-    fn options(&self) -> &Options {
-        &self.options
-    }
-    fn callbacks(&self) -> &Callbacks {
-        &self.callbacks
-    }
-    fn pipeline(&self) -> RefMut<'_, Pipeline> {
-        RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
-    }
+/// Both handles' `Inner` hold `options`, `callbacks` and a `state` with the `pipeline`.
+macro_rules! owner {
+    ($($inner:ty),*) => {$(
+        impl Owner for $inner {
+            fn options(&self) -> &Options {
+                &self.options
+            }
+            fn callbacks(&self) -> &Callbacks {
+                &self.callbacks
+            }
+            fn pipeline(&self) -> RefMut<'_, Pipeline> {
+                RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+            }
+        }
+    )*};
 }
-
-impl Owner for super::session::Inner {
-    fn options(&self) -> &Options {
-        &self.options
-    }
-    fn callbacks(&self) -> &Callbacks {
-        &self.callbacks
-    }
-    fn pipeline(&self) -> RefMut<'_, Pipeline> {
-        RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
-    }
-}
+owner!(super::compactor::Inner, super::session::Inner);
 
 /// The handle a compaction runs for: it gives only what differs between handles (the commit, the
 /// result of a call that changed nothing, what a failure or an answer does to it).
