@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::core::message::{Message, Part};
 use crate::core::plan::Disposition;
-use crate::core::session::Replacement;
+use crate::core::session::entry::Replacement;
 
 /// True for the messages whose hidden parts the digest lists: those the plan summarizes or drops.
 pub fn listed(disposition: &Disposition) -> bool {
