@@ -177,33 +177,9 @@ impl Session {
     pub fn plan(&self) -> Result<JsValue, JsValue> {
         let inner = &self.inner;
         let estimator = estimator_for(&inner.options)?;
-        let planned = {
-            let state = inner.state.borrow();
-            throw(planning::plan(
-                state.core.as_ref(),
-                &inner.options,
-                &estimator,
-                false,
-            ))?
-        };
-        let (plan, (messages, tokens)) = (&planned.prepared.plan, planned.history());
-        let mut dto = crate::core::report::plan_json(plan, &planned.prepared);
-        let count = |t: &str| estimator.counter.count(t);
-        let forecast = match messages.is_empty() {
-            true => Value::Null,
-            false => crate::core::report::forecast_json(
-                &planned.settings,
-                messages,
-                tokens,
-                plan,
-                planned.round,
-                &count,
-            ),
-        };
-        if let Value::Object(obj) = &mut dto {
-            obj.insert("cost".into(), forecast);
-        }
-        Ok(to_js(&dto))
+        let state = inner.state.borrow();
+        let planned = planning::plan(state.core.as_ref(), &inner.options, &estimator, false);
+        Ok(to_js(&throw(planned)?.result(&estimator)))
     }
 
     /// Checks the options of `compact()` (`method` "compact") or `prepare()`; for `prepare()`

@@ -74,6 +74,29 @@ pub fn plan(
 }
 
 impl Planned {
+    /// `Session.plan()`'s result: the plan's fields ([`crate::core::report::plan_json`]) and its
+    /// `cost` (`null` when there is nothing to summarize), counted by `estimator`.
+    pub fn result(&self, estimator: &Estimator) -> serde_json::Value {
+        let (plan, (messages, tokens)) = (&self.prepared.plan, self.history());
+        let mut dto = crate::core::report::plan_json(plan, &self.prepared);
+        let count = |t: &str| estimator.counter.count(t);
+        let forecast = match messages.is_empty() {
+            true => serde_json::Value::Null,
+            false => crate::core::report::forecast_json(
+                &self.settings,
+                messages,
+                tokens,
+                plan,
+                self.round,
+                &count,
+            ),
+        };
+        if let serde_json::Value::Object(obj) = &mut dto {
+            obj.insert("cost".into(), forecast);
+        }
+        dto
+    }
+
     /// The pipeline's input for a compaction of `kind` and the snapshot to commit it against
     /// (its messages are moved into the input, not copied: the commit gives them back).
     /// `None` for an empty session.
@@ -168,6 +191,24 @@ mod tests {
         assert!(!planned.prepared.decision.should_compact);
         let job = planned.into_job(Kind::Manual, true, &options, estimator, None, false);
         assert!(job.is_none());
+    }
+
+    #[test]
+    fn the_plan_result_has_a_cost_only_when_there_is_a_history() {
+        let options = options();
+        let estimator = Estimator::new(Counter::Heuristic);
+        let empty = plan(None, &options, &estimator, false).unwrap();
+        let result = empty.result(&estimator);
+        assert!(result["cost"].is_null());
+        assert_eq!(result["shouldCompact"], false);
+        let s = session(&options, 6);
+        let planned = plan(Some(&s), &options, &estimator, false).unwrap();
+        let result = planned.result(&estimator);
+        assert!(result["cost"].is_object(), "{result}");
+        assert_eq!(
+            result["cost"]["mode"],
+            options.settings.summary_mode.as_str()
+        );
     }
 
     #[test]
