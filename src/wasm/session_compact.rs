@@ -254,14 +254,11 @@ impl Session {
         let Some(core) = state.core.as_mut() else {
             return JsValue::UNDEFINED;
         };
-        let Some((prompt, count)) = core.notes_due() else {
+        let max = inner.options.settings.plan.summary_tokens;
+        let by_model = !inner.options.extractive && inner.callbacks.summarize.is_some();
+        let Some((prompt, count)) = core.notes_request(max, by_model) else {
             return JsValue::UNDEFINED;
         };
-        let max = inner.options.settings.plan.summary_tokens;
-        if inner.options.extractive || inner.callbacks.summarize.is_none() {
-            core.condense_notes(count, max.saturating_mul(4));
-            return JsValue::UNDEFINED;
-        }
         drop(state);
         let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
         let host = Hosted {
