@@ -19,6 +19,7 @@ use crate::core::error::Error;
 use crate::core::estimate::Usage;
 use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
+use crate::core::session::objects::EntryObjects;
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
 use crate::formats::session_context::{self as context, Slot};
@@ -37,8 +38,8 @@ pub struct Inner {
 pub struct State {
     /// `None` until the format is known (the first `append` detects it unless `format` is set).
     pub core: Option<core_session::Session>,
-    /// The caller's object of each log entry (undefined until rendered, for loaded logs).
-    pub originals: Vec<JsValue>,
+    /// The caller's object of each log entry (none until rendered, for loaded logs).
+    pub originals: EntryObjects<JsValue>,
     /// A compaction is running (`js/driver.mjs` says when; it keeps what waits for it).
     pub running: bool,
     /// The breaker and the count of compactions: the core's pipeline decides every compaction.
@@ -67,7 +68,7 @@ pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefC
     let len = core.as_ref().map_or(0, |c| c.log().len());
     RefCell::new(State {
         core,
-        originals: vec![JsValue::UNDEFINED; len],
+        originals: EntryObjects::new(len),
         running: false,
         pipeline: crate::core::pipeline::Pipeline::new(options),
         background_error: None,
@@ -115,25 +116,14 @@ impl Inner {
         } = state;
         let mut value = |slot| match slot {
             Slot::Exported(v) => to_js(&v),
-            Slot::Entry(i) => match originals.get(i) {
-                Some(v) if !v.is_undefined() => v.clone(),
-                _ => {
-                    let made =
-                        core.as_ref().map_or(JsValue::NULL, |c| {
-                            match context::entry_value(c, i, format) {
-                                Ok(original) => super::plain::original_to_js(&original),
-                                Err(exported) => to_js(&exported),
-                            }
-                        });
-                    if originals.len() <= i {
-                        originals.resize(i + 1, JsValue::UNDEFINED);
+            Slot::Entry(i) => originals.get_or_make(i, || {
+                core.as_ref().map_or(JsValue::NULL, |c| {
+                    match context::entry_value(c, i, format) {
+                        Ok(original) => super::plain::original_to_js(&original),
+                        Err(exported) => to_js(&exported),
                     }
-                    if let Some(slot) = originals.get_mut(i) {
-                        *slot = made.clone();
-                    }
-                    made
-                }
-            },
+                })
+            }),
         };
         slots.into_iter().map(&mut value).collect()
     }
@@ -225,10 +215,7 @@ impl Inner {
             &grow,
         ))?;
         let len = state.core.as_ref().map_or(0, |c| c.log().len());
-        state
-            .originals
-            .resize(len.saturating_sub(ids.len()), JsValue::UNDEFINED);
-        state.originals.extend(list.iter());
+        state.originals.appended(len, list.iter().collect());
         Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
 }
@@ -375,14 +362,7 @@ impl Session {
         let core = need(state.core.as_ref(), "session", "the session is empty")?;
         let branched = throw(core.branch_at(entry_id.as_deref(), fresh_id()))?;
         // The caller's objects of the entries the branch keeps: all but its branch entry.
-        let len = branched.log().len();
-        let mut originals: Vec<JsValue> = state
-            .originals
-            .iter()
-            .take(len.saturating_sub(1))
-            .cloned()
-            .collect();
-        originals.resize(len, JsValue::UNDEFINED);
+        let originals = state.originals.branched(branched.log().len());
         let inner = Inner {
             options: self.inner.options.clone(),
             session_options: SessionOptions {

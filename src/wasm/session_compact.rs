@@ -157,7 +157,7 @@ impl Host for Hosted {
             let now = js_sys::Date::now() as i64;
             let id = session_input::commit(core, snapshot, &input.plan, &done, now, continues);
             let (id, len) = (throw(id)?, core.log().len());
-            state.originals.resize(len, JsValue::UNDEFINED);
+            state.originals.grown(len);
             id
         };
         let at = |&i: &usize| originals.get(u32::try_from(i).unwrap_or(u32::MAX));
