@@ -324,15 +324,13 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_bytes: JsValue,
     ) -> Result<JsValue, JsValue> {
         let number = |v: &JsValue| (!v.is_undefined()).then(|| v.as_f64().unwrap_or(f64::NAN));
-        let from = throw(results::count_arg(number(&from), "from"))?.unwrap_or(0);
-        let max_bytes = throw(results::count_arg(number(&max_bytes), "maxBytes"))?;
+        let (from, max_bytes) = throw(results::part_arguments(number(&from), number(&max_bytes)))?;
         let state = self.inner.state.borrow();
-        let (text, next) = state
-            .core
-            .as_ref()
-            .map(|c| c.jsonl_part(from, max_bytes.unwrap_or(1 << 20)))
+        let core = state.core.as_ref();
+        let (text, next) = core
+            .map(|c| c.jsonl_part(from, max_bytes))
             .unwrap_or_default();
-        let out = to_js(&serde_json::json!({ "text": "", "next": next }));
+        let out = to_js(&results::part(next));
         set(&out, "text", &JsValue::from_str(&json_text_out(text)));
         Ok(out)
     }
@@ -365,10 +363,7 @@ impl Session {
         let originals = state.originals.branched(branched.log().len());
         let inner = Inner {
             options: self.inner.options.clone(),
-            session_options: SessionOptions {
-                id: None,
-                ..self.inner.session_options.clone()
-            },
+            session_options: self.inner.session_options.for_branch(),
             callbacks: self.inner.callbacks.clone(),
             state: state_for(Some(branched), &self.inner.options),
         };

@@ -41,17 +41,18 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
     let call = call_options(options);
     let estimator = estimator_for(&inner.options)?;
     let mut state = inner.state.borrow_mut();
-    let planned = planning::plan(state.core.as_ref(), &inner.options, &estimator, call.force);
-    let summarizer = inner.callbacks.summarize.is_some();
-    let instructions = call.instructions.clone();
-    let job = throw(planned)?.into_job(
+    let asked = planning::Call {
         kind,
-        call.force,
+        force: call.force,
+        instructions: call.instructions.clone(),
+        summarizer: inner.callbacks.summarize.is_some(),
+    };
+    let job = throw(planning::job(
+        state.core.as_ref(),
         &inner.options,
         estimator,
-        instructions,
-        summarizer,
-    );
+        asked,
+    ))?;
     let (Some((snapshot, input)), Some(core)) = (job, state.core.as_ref()) else {
         drop(state);
         let result = results::unchanged(crate::core::report::unchanged(0, NOTHING_TO_COMPACT));
@@ -187,25 +188,18 @@ impl Session {
     /// this call; a store-backed session starts its own under the store's lease).
     #[wasm_bindgen(js_name = __checkCall)]
     pub fn check_call(&self, options: JsValue, method: &str) -> Result<JsValue, JsValue> {
-        let compact = method == "compact";
-        let keys: &[&str] = if compact {
-            &results::COMPACT_KEYS
-        } else {
-            &results::PREPARE_KEYS
-        };
-        super::convert::check_keys(&options, keys)?;
+        super::convert::check_keys(&options, results::call_keys(method))?;
         super::heap::headroom();
-        if compact {
+        if method == "compact" {
             return Ok(JsValue::UNDEFINED);
         }
         let given = |key: &str| Some(get(&options, key)).filter(|v| !v.is_undefined());
         let now = given("now").map(|v| v.as_f64());
         let background = given("background").map(|v| v.as_bool());
-        let background = throw(results::prepare_options(now, background))?;
         let force = call_options(&options).force;
-        Ok(to_js(
-            &serde_json::json!({"force": force, "background": background}),
-        ))
+        Ok(to_js(&throw(results::prepare_options(
+            now, background, force,
+        ))?))
     }
 
     /// Seed 003's first render step: hides tool results older than the cache lifetime, at the

@@ -73,6 +73,33 @@ pub fn plan(
     })
 }
 
+/// How a compaction is asked for: its kind, `force`, the caller's `instructions`, and whether
+/// the caller gave a summarizer.
+pub struct Call {
+    pub kind: Kind,
+    pub force: bool,
+    pub instructions: Option<String>,
+    pub summarizer: bool,
+}
+
+/// The job of the compaction `call` asks for now: [`plan`] of `session`, then
+/// [`Planned::into_job`] (`None` for an empty session).
+pub fn job(
+    session: Option<&Session>,
+    options: &Options,
+    estimator: Estimator,
+    call: Call,
+) -> Result<Option<(Snapshot, Input)>> {
+    let planned = plan(session, options, &estimator, call.force)?;
+    let Call {
+        kind,
+        force,
+        instructions,
+        summarizer,
+    } = call;
+    Ok(planned.into_job(kind, force, options, estimator, instructions, summarizer))
+}
+
 impl Planned {
     /// `Session.plan()`'s result: the plan's fields ([`crate::core::report::plan_json`]) and its
     /// `cost` (`null` when there is nothing to summarize), counted by `estimator`.
@@ -191,6 +218,31 @@ mod tests {
         assert!(!planned.prepared.decision.should_compact);
         let job = planned.into_job(Kind::Manual, true, &options, estimator, None, false);
         assert!(job.is_none());
+    }
+
+    #[test]
+    fn a_job_is_planned_with_the_call() {
+        let options = options();
+        let s = session(&options, 6);
+        let call = |force| Call {
+            kind: Kind::Forced,
+            force,
+            instructions: Some("focus".into()),
+            summarizer: true,
+        };
+        let estimator = || Estimator::new(Counter::Heuristic);
+        let (_, input) = job(Some(&s), &options, estimator(), call(true))
+            .unwrap()
+            .unwrap();
+        assert!(input.should_compact && input.summarizer);
+        assert_eq!(input.instructions.as_deref(), Some("focus"));
+        let (_, input) = job(Some(&s), &options, estimator(), call(false))
+            .unwrap()
+            .unwrap();
+        assert!(!input.should_compact, "below the trigger without force");
+        assert!(job(None, &options, estimator(), call(true))
+            .unwrap()
+            .is_none());
     }
 
     #[test]

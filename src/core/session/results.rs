@@ -148,17 +148,45 @@ pub fn count_arg(value: Option<f64>, path: &str) -> Result<Option<usize>> {
 }
 
 /// `prepare()`'s own options (`None`: not given; `Some(None)`: given, of another type): `now` a
-/// finite time in milliseconds; `background` a boolean (default `true`), which this returns.
-pub fn prepare_options(now: Option<Option<f64>>, background: Option<Option<bool>>) -> Result<bool> {
+/// finite time in milliseconds; `background` a boolean (default `true`). Returns what
+/// `js/driver.mjs` reads: `{ force, background }`.
+pub fn prepare_options(
+    now: Option<Option<f64>>,
+    background: Option<Option<bool>>,
+    force: bool,
+) -> Result<Value> {
     if now.is_some_and(|n| !n.is_some_and(f64::is_finite)) {
         return Err(Error::invalid_option(
             "now",
             "now must be a finite time in milliseconds",
         ));
     }
-    background
+    let background = background
         .unwrap_or(Some(true))
-        .ok_or_else(|| Error::invalid_option("background", "must be a boolean"))
+        .ok_or_else(|| Error::invalid_option("background", "must be a boolean"))?;
+    Ok(json!({"force": force, "background": background}))
+}
+
+/// The keys the options of `method` take: `"compact"`'s ([`COMPACT_KEYS`]) or `prepare()`'s.
+pub fn call_keys(method: &str) -> &'static [&'static str] {
+    match method {
+        "compact" => &COMPACT_KEYS,
+        _ => &PREPARE_KEYS,
+    }
+}
+
+/// `toJSONLPart(from, maxBytes)`'s arguments ([`count_arg`]): the first entry (0 when not
+/// given) and the part's size in bytes (1 MiB when not given).
+pub fn part_arguments(from: Option<f64>, max_bytes: Option<f64>) -> Result<(usize, usize)> {
+    let from = count_arg(from, "from")?.unwrap_or(0);
+    Ok((from, count_arg(max_bytes, "maxBytes")?.unwrap_or(1 << 20)))
+}
+
+/// `toJSONLPart`'s result without its text (`""`, which the binding sets: the log's text
+/// crosses as it is): `{ text, next }`, `next` the entry the next part starts at (`null`: the
+/// log is written).
+pub fn part(next: Option<usize>) -> Value {
+    json!({"text": "", "next": next})
 }
 
 /// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
@@ -297,15 +325,29 @@ mod tests {
 
     #[test]
     fn prepare_options_check_now_and_background() {
-        assert!(prepare_options(None, None).unwrap());
-        assert!(!prepare_options(Some(Some(5.0)), Some(Some(false))).unwrap());
+        let read = prepare_options(None, None, false).unwrap();
+        assert_eq!(read, json!({"force": false, "background": true}));
+        let read = prepare_options(Some(Some(5.0)), Some(Some(false)), true).unwrap();
+        assert_eq!(read, json!({"force": true, "background": false}));
         for now in [None, Some(f64::NAN), Some(f64::INFINITY)] {
-            let e = prepare_options(Some(now), None).unwrap_err();
+            let e = prepare_options(Some(now), None, false).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidOptions);
             assert_eq!(e.path.as_deref(), Some("now"));
         }
-        let e = prepare_options(None, Some(None)).unwrap_err();
+        let e = prepare_options(None, Some(None), false).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("background"));
+        assert_eq!(call_keys("compact"), COMPACT_KEYS);
+        assert_eq!(call_keys("prepare"), PREPARE_KEYS);
+    }
+
+    #[test]
+    fn a_log_part_starts_at_entry_0_and_holds_1_mib_unless_told() {
+        assert_eq!(part_arguments(None, None).unwrap(), (0, 1 << 20));
+        assert_eq!(part_arguments(Some(4.0), Some(10.0)).unwrap(), (4, 10));
+        let e = part_arguments(Some(1.0), Some(-1.0)).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("maxBytes"));
+        assert_eq!(part(Some(3)), json!({"text": "", "next": 3}));
+        assert_eq!(part(None)["next"], Value::Null);
     }
 
     #[test]
