@@ -293,9 +293,7 @@ impl Session {
     /// `{ shouldCompact, tokens, threshold, reason, background, calibration }` in O(1).
     pub fn check(&self) -> JsValue {
         let state = self.inner.state.borrow();
-        let options = &self.inner.options;
-        let calibration = |l: &_| crate::core::report::calibration_json(l, options.profile.name);
-        to_js(&results::check(state.core.as_ref(), options, &calibration))
+        to_js(&results::check(state.core.as_ref(), &self.inner.options))
     }
 
     /// The live context: `{ messages, tokens, cachePoints, summaryIndex, format }`.

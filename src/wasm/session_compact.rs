@@ -55,7 +55,7 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
     ))?;
     let (Some((snapshot, input)), Some(core)) = (job, state.core.as_ref()) else {
         drop(state);
-        let result = results::unchanged(crate::core::report::unchanged(0, NOTHING_TO_COMPACT));
+        let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
     let format = inner.format(&state).unwrap_or(Format::AiSdk);
@@ -113,7 +113,7 @@ impl Host for Hosted {
         if let Task::Notes(_) = self.task {
             return Ok(JsValue::UNDEFINED);
         }
-        let result = results::unchanged(crate::core::report::unchanged(tokens, warning));
+        let result = results::unchanged(tokens, warning);
         Ok(with_messages(&self.inner, &result, &Array::new()))
     }
 

@@ -28,12 +28,10 @@ pub const PREPARE_KEYS: [&str; 7] = [
 
 /// `check()`: `{ shouldCompact, tokens, tokensError, threshold, reason, background,
 /// calibration }` in O(1); `calibration` shows the session's learned calibration (or the
-/// options' starting one for an empty session).
-pub fn check(
-    session: Option<&Session>,
-    options: &Options,
-    calibration: &dyn Fn(&Learned) -> Value,
-) -> Value {
+/// options' starting one for an empty session) for the options' provider
+/// ([`crate::core::report::calibration_json`]).
+pub fn check(session: Option<&Session>, options: &Options) -> Value {
+    let calibration = |l: &Learned| crate::core::report::calibration_json(l, options.profile.name);
     let Some(s) = session else {
         let budget = options.settings.budget;
         let d = options
@@ -123,8 +121,10 @@ pub fn committed(done: &Compacted, entry_id: &str) -> Value {
     result
 }
 
-/// A compaction that changed nothing: the pipeline's `result`, with `entryId: null`.
-pub fn unchanged(mut result: Value) -> Value {
+/// A compaction that changed nothing (`tokens` counted, the pipeline's `warning`): the result
+/// of [`crate::core::report::unchanged`], with `entryId: null`.
+pub fn unchanged(tokens: usize, warning: &str) -> Value {
+    let mut result = crate::core::report::unchanged(tokens, warning);
     if let Some(fields) = result.as_object_mut() {
         fields.insert("entryId".into(), Value::Null);
     }
@@ -271,11 +271,12 @@ mod tests {
             "tokensError",
         ];
         let o = options();
-        let empty = check(None, &o, &|l| json!(l.samples));
+        let empty = check(None, &o);
         assert_eq!(keys(&empty), fields);
         assert_eq!(empty["tokens"], 0);
         let s = session();
-        let full = check(Some(&s), &o, &|l| json!(l.samples));
+        let full = check(Some(&s), &o);
+        assert_eq!(full["calibration"]["provider"], o.profile.name);
         assert_eq!(keys(&full), fields);
         assert_eq!(full["tokens"], s.tokens());
         assert_eq!(full["threshold"], empty["threshold"]);
@@ -369,9 +370,8 @@ mod tests {
             json!({"action": "compact", "kind": "forced", "unlessRelieved": true})
         );
         assert_eq!(prepare_action(Prepare::Render), json!({"action": "render"}));
-        assert_eq!(
-            unchanged(json!({"compacted": false}))["entryId"],
-            Value::Null
-        );
+        let nothing = unchanged(0, crate::core::pipeline::NOTHING_TO_COMPACT);
+        assert_eq!(nothing["entryId"], Value::Null);
+        assert_eq!(nothing["compacted"], false);
     }
 }
