@@ -8,9 +8,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::get;
 use super::error::throw;
-use crate::formats::session_file::{
-    agent, import_lines, parse_lines, Field, LineReader, ReadOptions,
-};
+use crate::formats::session_file::{import_text, AgentReader, Field, ReadOptions};
 use crate::formats::ImportedSession;
 
 /// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
@@ -55,26 +53,20 @@ pub fn import(
     path: &str,
     options: ReadOptions,
 ) -> Result<ImportedSession, JsValue> {
-    let source = throw(agent(kind, path))?;
-    throw(parse_lines(text, options).and_then(|lines| import_lines(lines, source)))
+    throw(import_text(text, kind, path, options))
 }
 
 /// [`import`] of `text` given as a string or an iterable of strings ([`super::pieces`]), read
-/// a piece at a time: no whole text is held.
+/// a piece at a time ([`AgentReader`]): no whole text is held.
 pub fn import_pieces(
     text: &JsValue,
     kind: &str,
     path: &str,
     options: ReadOptions,
 ) -> Result<ImportedSession, JsValue> {
-    let source = throw(agent(kind, path))?;
-    let mut reader = LineReader::new(options).with_map(crate::core::surrogates::escapes_to_marks);
+    let mut reader = throw(AgentReader::new(kind, path, options))?;
     super::pieces::for_each_piece(text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
-    throw(
-        reader
-            .finish()
-            .and_then(|lines| import_lines(lines, source)),
-    )
+    throw(reader.finish())
 }
 
 /// Hands each warning to `onWarning` (its own errors are ignored, as `onError`'s are), or to
