@@ -16,7 +16,6 @@ use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
 use crate::core::error::Error;
-use crate::core::estimate::Usage;
 use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::objects::EntryObjects;
@@ -220,11 +219,6 @@ impl Inner {
     }
 }
 
-/// `INVALID_INPUT` at `path` unless `core` holds a session.
-fn need<T>(core: Option<T>, path: &str, why: &str) -> Result<T, JsValue> {
-    core.ok_or_else(|| super::error::to_js(&Error::invalid_input(path, why), None))
-}
-
 #[wasm_bindgen]
 impl Session {
     /// Validates the options up front (`INVALID_OPTIONS` naming the key).
@@ -281,13 +275,9 @@ impl Session {
     /// message is taken from it. Returns the entry id.
     #[wasm_bindgen(js_name = recordUsage)]
     pub fn record_usage(&self, usage: JsValue) -> Result<String, JsValue> {
-        let usage = throw(Usage::parse(
-            &to_json(&usage, "usage", Plain::Options, "usage")?,
-            "usage",
-        ))?;
+        let usage = to_json(&usage, "usage", Plain::Options, "usage")?;
         let mut state = self.inner.state.borrow_mut();
-        let why = "record usage after appending the messages it belongs to";
-        Ok(need(state.core.as_mut(), "usage", why)?.record_usage(usage))
+        throw(results::record_usage(state.core.as_mut(), &usage))
     }
 
     /// `{ shouldCompact, tokens, threshold, reason, background, calibration }` in O(1).
@@ -355,8 +345,8 @@ impl Session {
             false => Some(text_arg(&entry_id, "entryId")?),
         };
         let state = self.inner.state.borrow();
-        let core = need(state.core.as_ref(), "session", "the session is empty")?;
-        let branched = throw(core.branch_at(entry_id.as_deref(), fresh_id()))?;
+        let core = state.core.as_ref();
+        let branched = throw(results::branch(core, entry_id.as_deref(), fresh_id()))?;
         // The caller's objects of the entries the branch keeps: all but its branch entry.
         let originals = state.originals.branched(branched.log().len());
         let inner = Inner {
@@ -386,8 +376,7 @@ impl Session {
     ) -> Result<String, JsValue> {
         let text = text_arg(&text, "text")?;
         let mut state = self.inner.state.borrow_mut();
-        let why = "add notes after the first message";
-        Ok(need(state.core.as_mut(), "note", why)?.add_note(text))
+        throw(results::add_note(state.core.as_mut(), text))
     }
 
     /// The memory block: `{ summary, notes, text }` (`text` is what to put in the system prompt).

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::{Merged, Session};
 use crate::core::error::{Error, Result};
-use crate::core::estimate::Learned;
+use crate::core::estimate::{Learned, Usage};
 use crate::core::options::Options;
 use crate::core::pipeline::{Compacted, Kind, Prepare};
 use crate::core::surrogates::escaped;
@@ -54,6 +54,30 @@ pub fn check(session: Option<&Session>, options: &Options) -> Value {
         "background": pressure == super::Pressure::Soft,
         "calibration": calibration(s.calibration()),
     })
+}
+
+/// `recordUsage(usage)`: the provider's usage read ([`Usage::parse`]) and recorded; returns
+/// the entry id. `INVALID_INPUT` for an empty session (usage belongs to appended messages).
+pub fn record_usage(session: Option<&mut Session>, usage: &Value) -> Result<String> {
+    let usage = Usage::parse(usage, "usage")?;
+    let why = "record usage after appending the messages it belongs to";
+    let session = session.ok_or_else(|| Error::invalid_input("usage", why))?;
+    Ok(session.record_usage(usage))
+}
+
+/// `addNote(text)`: returns the note's entry id. `INVALID_INPUT` for an empty session.
+pub fn add_note(session: Option<&mut Session>, text: String) -> Result<String> {
+    let why = "add notes after the first message";
+    let session = session.ok_or_else(|| Error::invalid_input("note", why))?;
+    Ok(session.add_note(text))
+}
+
+/// `branch(entryId)`: a new session `id` from entry `entry_id` ([`Session::branch_at`]).
+/// `INVALID_INPUT` for an empty session.
+pub fn branch(session: Option<&Session>, entry_id: Option<&str>, id: String) -> Result<Session> {
+    let why = "the session is empty";
+    let session = session.ok_or_else(|| Error::invalid_input("session", why))?;
+    session.branch_at(entry_id, id)
 }
 
 /// `entries()`: every entry as [`super::Entry::listing`] gives it, oldest first.
@@ -299,6 +323,28 @@ mod tests {
         assert!(p["header"].as_str().unwrap().contains("\"ai-sdk\""));
         assert_eq!(pending(None), json!({"lines": []}));
         assert_eq!(torn_line(Some(&s)), None);
+    }
+
+    #[test]
+    fn an_empty_session_takes_no_usage_note_or_branch() {
+        let usage = json!({"inputTokens": 10, "outputTokens": 2});
+        let e = record_usage(None, &usage).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidInput, Some("usage"))
+        );
+        // The usage is read first: a bad one is refused as such.
+        assert!(record_usage(None, &json!("x")).unwrap_err().message != e.message);
+        let e = add_note(None, "n".into()).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("note"));
+        let e = branch(None, None, "b".into()).err().unwrap();
+        assert_eq!(e.path.as_deref(), Some("session"));
+        let mut s = session();
+        assert!(record_usage(Some(&mut s), &usage).is_ok());
+        let note = add_note(Some(&mut s), "n".into()).unwrap();
+        assert_eq!(s.log().last().map(|e| e.id.as_str()), Some(note.as_str()));
+        let b = branch(Some(&s), None, "b".into()).unwrap();
+        assert_eq!(b.header().id, "b");
     }
 
     #[test]
