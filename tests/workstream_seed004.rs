@@ -219,3 +219,36 @@ fn the_memory_block_is_rendered_after_the_summary_and_counted_like_a_system_prom
     .unwrap();
     assert_eq!(context(&loaded), ctx);
 }
+
+#[test]
+fn due_notes_are_condensed_without_a_model_or_asked_of_it() {
+    let config = session_config(&json!({"preset": "workstream"}));
+    let mut s = Session::new(config, "s".into(), "ai-sdk".into());
+    let m = context_compaction::formats::ai_sdk::import_message(
+        &json!({"role": "user", "content": "u1"}),
+        "m",
+    )
+    .unwrap();
+    s.append(vec![m]);
+    for i in 0..14 {
+        s.add_note(format!("note {i}"));
+    }
+    assert_eq!(s.notes_request(100, true), None, "not due below 15 notes");
+    s.add_note("note 14".into());
+    let (prompt, count) = s.notes_request(100, true).unwrap();
+    assert_eq!(count, 10);
+    assert!(
+        prompt.contains("note 9") && !prompt.contains("note 10"),
+        "{prompt}"
+    );
+    assert_eq!(s.notes().notes.len(), 15, "asking changes nothing");
+    // Without a model the oldest 10 are condensed at once, within 4 characters a token.
+    assert_eq!(s.notes_request(3, false), None);
+    let block = s.notes();
+    assert_eq!(block.notes.len(), 5);
+    let summary = block.summary.unwrap();
+    assert!(
+        summary.len() <= 12 && summary.contains("note 9"),
+        "{summary}"
+    );
+}

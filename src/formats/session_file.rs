@@ -29,6 +29,55 @@ pub struct ReadOptions {
     pub strict: bool,
 }
 
+/// A field of the read options as JS gives it: what the core needs to know of its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `undefined`: as if not given.
+    Absent,
+    Bool(bool),
+    Function,
+    /// Any other value.
+    Other,
+}
+
+impl ReadOptions {
+    /// Reads the read options `{ strict?, onWarning? }` at `path`, taking only the keys in
+    /// `allowed`: `fields` are the object's `(key, value)`, `None` when the argument is not an
+    /// object (the binding reads `undefined` and `null` as an object without keys). Returns the
+    /// options and whether `onWarning` is a function to call with each warning.
+    pub fn read(
+        path: &str,
+        allowed: &[&str],
+        fields: Option<&[(String, Field)]>,
+    ) -> Result<(Self, bool)> {
+        let fields = fields
+            .ok_or_else(|| Error::invalid_option(path, format!("{path} must be an object")))?;
+        let (mut options, mut on_warning) = (ReadOptions::default(), false);
+        for (key, field) in fields {
+            let key_path = format!("{path}.{key}");
+            match (key.as_str(), field) {
+                (k, _) if !allowed.contains(&k) => {
+                    let expected = allowed.join(", ");
+                    let message = format!("unknown option \"{key}\" (expected {expected})");
+                    return Err(Error::invalid_option(key_path, message));
+                }
+                (_, Field::Absent) => {}
+                ("strict", Field::Bool(b)) => options.strict = *b,
+                ("strict", _) => {
+                    return Err(Error::invalid_option(key_path, "strict must be a boolean"))
+                }
+                ("onWarning", Field::Function) => on_warning = true,
+                ("onWarning", _) => {
+                    let message = "onWarning must be a function";
+                    return Err(Error::invalid_option(key_path, message));
+                }
+                _ => {}
+            }
+        }
+        Ok((options, on_warning))
+    }
+}
+
 /// The parsed lines of a JSONL file.
 #[derive(Debug)]
 pub struct Lines {
@@ -222,6 +271,47 @@ pub fn agent(name: &str, path: &str) -> Result<SessionSource> {
     }
 }
 
+/// Imports `text`, a whole session file of the agent named `name` (`path` names the argument
+/// in errors: [`agent`]).
+pub fn import_text(
+    text: &str,
+    name: &str,
+    path: &str,
+    options: ReadOptions,
+) -> Result<super::ImportedSession> {
+    let source = agent(name, path)?;
+    parse_lines(text, options).and_then(|lines| import_lines(lines, source))
+}
+
+/// A session file of the agent named at [`AgentReader::new`] read a piece at a time (no whole
+/// text is held): [`LineReader`], reading the escapes of lone surrogates as the core's marks,
+/// then [`import_lines`].
+pub struct AgentReader {
+    source: SessionSource,
+    lines: LineReader,
+}
+
+impl AgentReader {
+    /// A reader of the agent named `name` ([`agent`]; `path` names the argument in errors).
+    pub fn new(name: &str, path: &str, options: ReadOptions) -> Result<AgentReader> {
+        let lines = LineReader::new(options).with_map(crate::core::surrogates::escapes_to_marks);
+        Ok(AgentReader {
+            source: agent(name, path)?,
+            lines,
+        })
+    }
+
+    /// Reads the next piece of the text (cut anywhere).
+    pub fn push(&mut self, piece: &[u8]) -> Result<()> {
+        self.lines.push(piece)
+    }
+
+    /// The session the whole text holds.
+    pub fn finish(self) -> Result<super::ImportedSession> {
+        import_lines(self.lines.finish()?, self.source)
+    }
+}
+
 /// Imports the lines of a session file written by `source`.
 pub fn import_lines(lines: Lines, source: SessionSource) -> Result<super::ImportedSession> {
     match source {
@@ -237,6 +327,40 @@ mod tests {
 
     const LENIENT: ReadOptions = ReadOptions { strict: false };
     const STRICT: ReadOptions = ReadOptions { strict: true };
+
+    #[test]
+    fn read_options_take_only_the_allowed_keys_of_their_types() {
+        let both = ["strict", "onWarning"];
+        let field = |k: &str, f| (k.to_string(), f);
+        let given = [
+            field("strict", Field::Bool(true)),
+            field("onWarning", Field::Function),
+        ];
+        let (options, on_warning) = ReadOptions::read("read", &both, Some(&given)).unwrap();
+        assert!(options.strict && on_warning);
+        let absent = [
+            field("strict", Field::Absent),
+            field("onWarning", Field::Absent),
+        ];
+        let read = ReadOptions::read("read", &both, Some(&absent)).unwrap();
+        assert_eq!(read, (LENIENT, false));
+        let err = ReadOptions::read("read", &both, None).unwrap_err();
+        assert_eq!(
+            (err.path.as_deref(), err.message.as_str()),
+            (Some("read"), "read must be an object")
+        );
+        let bad = [field("strict", Field::Other)];
+        let err = ReadOptions::read("read", &both, Some(&bad)).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("read.strict"));
+        let bad = [field("onWarning", Field::Bool(true))];
+        let err = ReadOptions::read("read", &both, Some(&bad)).unwrap_err();
+        assert_eq!(err.message, "onWarning must be a function");
+        // A key not allowed is unknown, whatever its value.
+        let given = [field("onWarning", Field::Function)];
+        let err = ReadOptions::read("options", &["strict"], Some(&given)).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("options.onWarning"));
+        assert!(err.message.contains("(expected strict)"), "{}", err.message);
+    }
 
     #[test]
     fn an_incomplete_last_line_is_left_out_with_a_warning() {
@@ -283,6 +407,27 @@ mod tests {
         let unknown = parse_lines("{\"type\":\"x\"}\n", STRICT).unwrap().lines;
         assert!(check_writer(&unknown, SessionSource::Pi).is_err());
         assert!(check_writer(&[], SessionSource::Pi).is_ok());
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_imports_as_the_whole_text() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/pi/before-compaction.jsonl"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let whole = import_text(&text, "pi", "kind", LENIENT).unwrap();
+        let mut reader = AgentReader::new("pi", "kind", LENIENT).unwrap();
+        for piece in text.as_bytes().chunks(4093) {
+            reader.push(piece).unwrap();
+        }
+        let pieces = reader.finish().unwrap();
+        assert!(!whole.messages.is_empty());
+        assert_eq!(pieces.messages.len(), whole.messages.len());
+        assert_eq!(pieces.session_id, whole.session_id);
+        assert_eq!(pieces.source, SessionSource::Pi);
+        let e = AgentReader::new("codex", "source", LENIENT).err().unwrap();
+        assert_eq!(e.path.as_deref(), Some("source"));
     }
 
     #[test]

@@ -16,9 +16,9 @@ use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
 use crate::core::error::Error;
-use crate::core::estimate::Usage;
 use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
+use crate::core::session::objects::EntryObjects;
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
 use crate::formats::session_context::{self as context, Slot};
@@ -37,8 +37,8 @@ pub struct Inner {
 pub struct State {
     /// `None` until the format is known (the first `append` detects it unless `format` is set).
     pub core: Option<core_session::Session>,
-    /// The caller's object of each log entry (undefined until rendered, for loaded logs).
-    pub originals: Vec<JsValue>,
+    /// The caller's object of each log entry (none until rendered, for loaded logs).
+    pub originals: EntryObjects<JsValue>,
     /// A compaction is running (`js/driver.mjs` says when; it keeps what waits for it).
     pub running: bool,
     /// The breaker and the count of compactions: the core's pipeline decides every compaction.
@@ -67,7 +67,7 @@ pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefC
     let len = core.as_ref().map_or(0, |c| c.log().len());
     RefCell::new(State {
         core,
-        originals: vec![JsValue::UNDEFINED; len],
+        originals: EntryObjects::new(len),
         running: false,
         pipeline: crate::core::pipeline::Pipeline::new(options),
         background_error: None,
@@ -115,25 +115,14 @@ impl Inner {
         } = state;
         let mut value = |slot| match slot {
             Slot::Exported(v) => to_js(&v),
-            Slot::Entry(i) => match originals.get(i) {
-                Some(v) if !v.is_undefined() => v.clone(),
-                _ => {
-                    let made =
-                        core.as_ref().map_or(JsValue::NULL, |c| {
-                            match context::entry_value(c, i, format) {
-                                Ok(original) => super::plain::original_to_js(&original),
-                                Err(exported) => to_js(&exported),
-                            }
-                        });
-                    if originals.len() <= i {
-                        originals.resize(i + 1, JsValue::UNDEFINED);
+            Slot::Entry(i) => originals.get_or_make(i, || {
+                core.as_ref().map_or(JsValue::NULL, |c| {
+                    match context::entry_value(c, i, format) {
+                        Ok(original) => super::plain::original_to_js(&original),
+                        Err(exported) => to_js(&exported),
                     }
-                    if let Some(slot) = originals.get_mut(i) {
-                        *slot = made.clone();
-                    }
-                    made
-                }
-            },
+                })
+            }),
         };
         slots.into_iter().map(&mut value).collect()
     }
@@ -225,17 +214,9 @@ impl Inner {
             &grow,
         ))?;
         let len = state.core.as_ref().map_or(0, |c| c.log().len());
-        state
-            .originals
-            .resize(len.saturating_sub(ids.len()), JsValue::UNDEFINED);
-        state.originals.extend(list.iter());
+        state.originals.appended(len, list.iter().collect());
         Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
-}
-
-/// `INVALID_INPUT` at `path` unless `core` holds a session.
-fn need<T>(core: Option<T>, path: &str, why: &str) -> Result<T, JsValue> {
-    core.ok_or_else(|| super::error::to_js(&Error::invalid_input(path, why), None))
 }
 
 #[wasm_bindgen]
@@ -294,21 +275,15 @@ impl Session {
     /// message is taken from it. Returns the entry id.
     #[wasm_bindgen(js_name = recordUsage)]
     pub fn record_usage(&self, usage: JsValue) -> Result<String, JsValue> {
-        let usage = throw(Usage::parse(
-            &to_json(&usage, "usage", Plain::Options, "usage")?,
-            "usage",
-        ))?;
+        let usage = to_json(&usage, "usage", Plain::Options, "usage")?;
         let mut state = self.inner.state.borrow_mut();
-        let why = "record usage after appending the messages it belongs to";
-        Ok(need(state.core.as_mut(), "usage", why)?.record_usage(usage))
+        throw(results::record_usage(state.core.as_mut(), &usage))
     }
 
     /// `{ shouldCompact, tokens, threshold, reason, background, calibration }` in O(1).
     pub fn check(&self) -> JsValue {
         let state = self.inner.state.borrow();
-        let options = &self.inner.options;
-        let calibration = |l: &_| crate::core::report::calibration_json(l, options.profile.name);
-        to_js(&results::check(state.core.as_ref(), options, &calibration))
+        to_js(&results::check(state.core.as_ref(), &self.inner.options))
     }
 
     /// The live context: `{ messages, tokens, cachePoints, summaryIndex, format }`.
@@ -337,15 +312,13 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_bytes: JsValue,
     ) -> Result<JsValue, JsValue> {
         let number = |v: &JsValue| (!v.is_undefined()).then(|| v.as_f64().unwrap_or(f64::NAN));
-        let from = throw(results::count_arg(number(&from), "from"))?.unwrap_or(0);
-        let max_bytes = throw(results::count_arg(number(&max_bytes), "maxBytes"))?;
+        let (from, max_bytes) = throw(results::part_arguments(number(&from), number(&max_bytes)))?;
         let state = self.inner.state.borrow();
-        let (text, next) = state
-            .core
-            .as_ref()
-            .map(|c| c.jsonl_part(from, max_bytes.unwrap_or(1 << 20)))
+        let core = state.core.as_ref();
+        let (text, next) = core
+            .map(|c| c.jsonl_part(from, max_bytes))
             .unwrap_or_default();
-        let out = to_js(&serde_json::json!({ "text": "", "next": next }));
+        let out = to_js(&results::part(next));
         set(&out, "text", &JsValue::from_str(&json_text_out(text)));
         Ok(out)
     }
@@ -372,23 +345,13 @@ impl Session {
             false => Some(text_arg(&entry_id, "entryId")?),
         };
         let state = self.inner.state.borrow();
-        let core = need(state.core.as_ref(), "session", "the session is empty")?;
-        let branched = throw(core.branch_at(entry_id.as_deref(), fresh_id()))?;
+        let core = state.core.as_ref();
+        let branched = throw(results::branch(core, entry_id.as_deref(), fresh_id()))?;
         // The caller's objects of the entries the branch keeps: all but its branch entry.
-        let len = branched.log().len();
-        let mut originals: Vec<JsValue> = state
-            .originals
-            .iter()
-            .take(len.saturating_sub(1))
-            .cloned()
-            .collect();
-        originals.resize(len, JsValue::UNDEFINED);
+        let originals = state.originals.branched(branched.log().len());
         let inner = Inner {
             options: self.inner.options.clone(),
-            session_options: SessionOptions {
-                id: None,
-                ..self.inner.session_options.clone()
-            },
+            session_options: self.inner.session_options.for_branch(),
             callbacks: self.inner.callbacks.clone(),
             state: state_for(Some(branched), &self.inner.options),
         };
@@ -413,8 +376,7 @@ impl Session {
     ) -> Result<String, JsValue> {
         let text = text_arg(&text, "text")?;
         let mut state = self.inner.state.borrow_mut();
-        let why = "add notes after the first message";
-        Ok(need(state.core.as_mut(), "note", why)?.add_note(text))
+        throw(results::add_note(state.core.as_mut(), text))
     }
 
     /// The memory block: `{ summary, notes, text }` (`text` is what to put in the system prompt).

@@ -41,20 +41,21 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
     let call = call_options(options);
     let estimator = estimator_for(&inner.options)?;
     let mut state = inner.state.borrow_mut();
-    let planned = planning::plan(state.core.as_ref(), &inner.options, &estimator, call.force);
-    let summarizer = inner.callbacks.summarize.is_some();
-    let instructions = call.instructions.clone();
-    let job = throw(planned)?.into_job(
+    let asked = planning::Call {
         kind,
-        call.force,
+        force: call.force,
+        instructions: call.instructions.clone(),
+        summarizer: inner.callbacks.summarize.is_some(),
+    };
+    let job = throw(planning::job(
+        state.core.as_ref(),
         &inner.options,
         estimator,
-        instructions,
-        summarizer,
-    );
+        asked,
+    ))?;
     let (Some((snapshot, input)), Some(core)) = (job, state.core.as_ref()) else {
         drop(state);
-        let result = results::unchanged(crate::core::report::unchanged(0, NOTHING_TO_COMPACT));
+        let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
     let format = inner.format(&state).unwrap_or(Format::AiSdk);
@@ -112,7 +113,7 @@ impl Host for Hosted {
         if let Task::Notes(_) = self.task {
             return Ok(JsValue::UNDEFINED);
         }
-        let result = results::unchanged(crate::core::report::unchanged(tokens, warning));
+        let result = results::unchanged(tokens, warning);
         Ok(with_messages(&self.inner, &result, &Array::new()))
     }
 
@@ -157,7 +158,7 @@ impl Host for Hosted {
             let now = js_sys::Date::now() as i64;
             let id = session_input::commit(core, snapshot, &input.plan, &done, now, continues);
             let (id, len) = (throw(id)?, core.log().len());
-            state.originals.resize(len, JsValue::UNDEFINED);
+            state.originals.grown(len);
             id
         };
         let at = |&i: &usize| originals.get(u32::try_from(i).unwrap_or(u32::MAX));
@@ -177,33 +178,9 @@ impl Session {
     pub fn plan(&self) -> Result<JsValue, JsValue> {
         let inner = &self.inner;
         let estimator = estimator_for(&inner.options)?;
-        let planned = {
-            let state = inner.state.borrow();
-            throw(planning::plan(
-                state.core.as_ref(),
-                &inner.options,
-                &estimator,
-                false,
-            ))?
-        };
-        let (plan, (messages, tokens)) = (&planned.prepared.plan, planned.history());
-        let mut dto = crate::core::report::plan_json(plan, &planned.prepared);
-        let count = |t: &str| estimator.counter.count(t);
-        let forecast = match messages.is_empty() {
-            true => Value::Null,
-            false => crate::core::report::forecast_json(
-                &planned.settings,
-                messages,
-                tokens,
-                plan,
-                planned.round,
-                &count,
-            ),
-        };
-        if let Value::Object(obj) = &mut dto {
-            obj.insert("cost".into(), forecast);
-        }
-        Ok(to_js(&dto))
+        let state = inner.state.borrow();
+        let planned = planning::plan(state.core.as_ref(), &inner.options, &estimator, false);
+        Ok(to_js(&throw(planned)?.result(&estimator)))
     }
 
     /// Checks the options of `compact()` (`method` "compact") or `prepare()`; for `prepare()`
@@ -211,25 +188,18 @@ impl Session {
     /// this call; a store-backed session starts its own under the store's lease).
     #[wasm_bindgen(js_name = __checkCall)]
     pub fn check_call(&self, options: JsValue, method: &str) -> Result<JsValue, JsValue> {
-        let compact = method == "compact";
-        let keys: &[&str] = if compact {
-            &results::COMPACT_KEYS
-        } else {
-            &results::PREPARE_KEYS
-        };
-        super::convert::check_keys(&options, keys)?;
+        super::convert::check_keys(&options, results::call_keys(method))?;
         super::heap::headroom();
-        if compact {
+        if method == "compact" {
             return Ok(JsValue::UNDEFINED);
         }
         let given = |key: &str| Some(get(&options, key)).filter(|v| !v.is_undefined());
         let now = given("now").map(|v| v.as_f64());
         let background = given("background").map(|v| v.as_bool());
-        let background = throw(results::prepare_options(now, background))?;
         let force = call_options(&options).force;
-        Ok(to_js(
-            &serde_json::json!({"force": force, "background": background}),
-        ))
+        Ok(to_js(&throw(results::prepare_options(
+            now, background, force,
+        ))?))
     }
 
     /// Seed 003's first render step: hides tool results older than the cache lifetime, at the
@@ -278,14 +248,11 @@ impl Session {
         let Some(core) = state.core.as_mut() else {
             return JsValue::UNDEFINED;
         };
-        let Some((prompt, count)) = core.notes_due() else {
+        let max = inner.options.settings.plan.summary_tokens;
+        let by_model = !inner.options.extractive && inner.callbacks.summarize.is_some();
+        let Some((prompt, count)) = core.notes_request(max, by_model) else {
             return JsValue::UNDEFINED;
         };
-        let max = inner.options.settings.plan.summary_tokens;
-        if inner.options.extractive || inner.callbacks.summarize.is_none() {
-            core.condense_notes(count, max.saturating_mul(4));
-            return JsValue::UNDEFINED;
-        }
         drop(state);
         let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
         let host = Hosted {

@@ -6,9 +6,9 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::convert::get;
 use super::error::throw;
-use crate::core::error::Error;
-use crate::formats::session_file::{agent, import_lines, parse_lines, LineReader, ReadOptions};
+use crate::formats::session_file::{import_text, AgentReader, Field, ReadOptions};
 use crate::formats::ImportedSession;
 
 /// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
@@ -17,56 +17,33 @@ pub struct ReadArgs {
     pub on_warning: Option<js_sys::Function>,
 }
 
-/// Reads `{ strict?, onWarning? }` (only the keys in `allowed`); `undefined` or `null` is the
-/// default (lenient, warnings to `console.warn` where `onWarning` is allowed).
+/// Reads `{ strict?, onWarning? }` (only the keys in `allowed`) by the core's rules
+/// ([`ReadOptions::read`]); `undefined` or `null` is an object without keys: the default
+/// (lenient, warnings to `console.warn` where `onWarning` is allowed).
 pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadArgs, JsValue> {
-    let mut args = ReadArgs {
-        options: ReadOptions::default(),
-        on_warning: None,
+    let object = value.is_object() && !js_sys::Array::is_array(value);
+    let keys = match object {
+        true => js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()),
+        false => js_sys::Array::new(),
     };
-    if value.is_undefined() || value.is_null() {
-        return Ok(args);
+    let mut fields = Vec::new();
+    for key in keys {
+        let field = js_sys::Reflect::get(value, &key)?;
+        let seen = match field.as_bool() {
+            _ if field.is_undefined() => Field::Absent,
+            Some(b) => Field::Bool(b),
+            None if field.is_function() => Field::Function,
+            None => Field::Other,
+        };
+        fields.push((key.as_string().unwrap_or_default(), seen));
     }
-    if !value.is_object() || js_sys::Array::is_array(value) {
-        return throw(Err(Error::invalid_option(
-            path,
-            format!("{path} must be an object"),
-        )));
-    }
-    let keys = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>());
-    for key in keys.iter().filter_map(|k| k.as_string()) {
-        let field = js_sys::Reflect::get(value, &JsValue::from_str(&key))?;
-        let key_path = format!("{path}.{key}");
-        match key.as_str() {
-            "strict" if allowed.contains(&"strict") => match field.as_bool() {
-                Some(b) => args.options.strict = b,
-                None if field.is_undefined() => {}
-                None => {
-                    return throw(Err(Error::invalid_option(
-                        key_path,
-                        "strict must be a boolean",
-                    )))
-                }
-            },
-            "onWarning" if allowed.contains(&"onWarning") => {
-                if let Some(f) = field.dyn_ref::<js_sys::Function>() {
-                    args.on_warning = Some(f.clone());
-                } else if !field.is_undefined() {
-                    return throw(Err(Error::invalid_option(
-                        key_path,
-                        "onWarning must be a function",
-                    )));
-                }
-            }
-            _ => {
-                return throw(Err(Error::invalid_option(
-                    key_path,
-                    format!("unknown option \"{key}\" (expected {})", allowed.join(", ")),
-                )))
-            }
-        }
-    }
-    Ok(args)
+    let given = (object || value.is_undefined() || value.is_null()).then_some(&fields[..]);
+    let (options, function) = throw(ReadOptions::read(path, allowed, given))?;
+    let on_warning = function.then(|| get(value, "onWarning").unchecked_into());
+    Ok(ReadArgs {
+        options,
+        on_warning,
+    })
 }
 
 /// Imports `text` as the agent `kind` names (`path` names the argument in errors).
@@ -76,26 +53,20 @@ pub fn import(
     path: &str,
     options: ReadOptions,
 ) -> Result<ImportedSession, JsValue> {
-    let source = throw(agent(kind, path))?;
-    throw(parse_lines(text, options).and_then(|lines| import_lines(lines, source)))
+    throw(import_text(text, kind, path, options))
 }
 
 /// [`import`] of `text` given as a string or an iterable of strings ([`super::pieces`]), read
-/// a piece at a time: no whole text is held.
+/// a piece at a time ([`AgentReader`]): no whole text is held.
 pub fn import_pieces(
     text: &JsValue,
     kind: &str,
     path: &str,
     options: ReadOptions,
 ) -> Result<ImportedSession, JsValue> {
-    let source = throw(agent(kind, path))?;
-    let mut reader = LineReader::new(options).with_map(crate::core::surrogates::escapes_to_marks);
+    let mut reader = throw(AgentReader::new(kind, path, options))?;
     super::pieces::for_each_piece(text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
-    throw(
-        reader
-            .finish()
-            .and_then(|lines| import_lines(lines, source)),
-    )
+    throw(reader.finish())
 }
 
 /// Hands each warning to `onWarning` (its own errors are ignored, as `onError`'s are), or to

@@ -68,12 +68,7 @@ impl Session {
             tag,
         ))?;
         // The caller's object of each entry of the merged log: the one it had before, if any.
-        let before = std::mem::take(&mut state.originals);
-        let object = |i: Option<usize>| i.and_then(|i| before.get(i).cloned());
-        state.originals = moved
-            .into_iter()
-            .map(|i| object(i).unwrap_or(JsValue::UNDEFINED))
-            .collect();
+        state.originals.remap(&moved);
         Ok(to_js(&result))
     }
 }

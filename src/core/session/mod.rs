@@ -13,7 +13,8 @@
 //! ([`Session::memory`]); like a system prompt it counts toward the budget's system tokens.
 //!
 //! By concept: the log as JSONL text is [`jsonl`], branching [`branch`], the memory block
-//! [`notes`], a compaction's plan and job [`planning`], the handle's JSON results [`results`].
+//! [`notes`], the caller's objects of the entries [`objects`], a compaction's plan and job
+//! [`planning`], the handle's JSON results [`results`].
 
 pub mod branch;
 pub mod cache_points;
@@ -23,6 +24,7 @@ pub mod entry;
 pub mod jsonl;
 pub mod loader;
 pub mod notes;
+pub mod objects;
 pub mod options;
 pub mod planning;
 pub mod pressure;

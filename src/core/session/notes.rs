@@ -183,6 +183,22 @@ impl Session {
         Some((notes_prompt(block.summary.as_deref(), due), due.len()))
     }
 
+    /// The memory block's notes when due, as `prepare()` takes them: condensed now without a
+    /// model when `by_model` is false (within 4 characters a token of `summary_tokens`: `None`),
+    /// or the summary request's user prompt and the count of notes it summarizes.
+    pub fn notes_request(
+        &mut self,
+        summary_tokens: usize,
+        by_model: bool,
+    ) -> Option<(String, usize)> {
+        let (prompt, count) = self.notes_due()?;
+        if !by_model {
+            self.condense_notes(count, summary_tokens.saturating_mul(4));
+            return None;
+        }
+        Some((prompt, count))
+    }
+
     /// Condenses the oldest `count` notes without a model: the notes themselves after the
     /// previous summary, within `max_chars` ([`extractive_summary`]).
     pub fn condense_notes(&mut self, count: usize, max_chars: usize) {

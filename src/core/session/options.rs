@@ -34,6 +34,14 @@ pub struct SessionOptions {
 }
 
 impl SessionOptions {
+    /// A branch's session options: these without the id (a branch has an id of its own).
+    pub fn for_branch(&self) -> Self {
+        SessionOptions {
+            id: None,
+            ..self.clone()
+        }
+    }
+
     /// The configuration of a session made with `options` and these session options, counting
     /// with `estimator` (the options' own: the binding loads an exact encoding).
     pub fn config(&self, options: &Options, estimator: Estimator) -> super::Config {
@@ -129,5 +137,7 @@ mod tests {
             let mut v = bad;
             assert!(take(&mut v).is_err());
         }
+        let branch = o.for_branch();
+        assert_eq!((branch.id, branch.background), (None, Some(0.75)));
     }
 }

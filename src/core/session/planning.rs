@@ -73,7 +73,57 @@ pub fn plan(
     })
 }
 
+/// How a compaction is asked for: its kind, `force`, the caller's `instructions`, and whether
+/// the caller gave a summarizer.
+pub struct Call {
+    pub kind: Kind,
+    pub force: bool,
+    pub instructions: Option<String>,
+    pub summarizer: bool,
+}
+
+/// The job of the compaction `call` asks for now: [`plan`] of `session`, then
+/// [`Planned::into_job`] (`None` for an empty session).
+pub fn job(
+    session: Option<&Session>,
+    options: &Options,
+    estimator: Estimator,
+    call: Call,
+) -> Result<Option<(Snapshot, Input)>> {
+    let planned = plan(session, options, &estimator, call.force)?;
+    let Call {
+        kind,
+        force,
+        instructions,
+        summarizer,
+    } = call;
+    Ok(planned.into_job(kind, force, options, estimator, instructions, summarizer))
+}
+
 impl Planned {
+    /// `Session.plan()`'s result: the plan's fields ([`crate::core::report::plan_json`]) and its
+    /// `cost` (`null` when there is nothing to summarize), counted by `estimator`.
+    pub fn result(&self, estimator: &Estimator) -> serde_json::Value {
+        let (plan, (messages, tokens)) = (&self.prepared.plan, self.history());
+        let mut dto = crate::core::report::plan_json(plan, &self.prepared);
+        let count = |t: &str| estimator.counter.count(t);
+        let forecast = match messages.is_empty() {
+            true => serde_json::Value::Null,
+            false => crate::core::report::forecast_json(
+                &self.settings,
+                messages,
+                tokens,
+                plan,
+                self.round,
+                &count,
+            ),
+        };
+        if let serde_json::Value::Object(obj) = &mut dto {
+            obj.insert("cost".into(), forecast);
+        }
+        dto
+    }
+
     /// The pipeline's input for a compaction of `kind` and the snapshot to commit it against
     /// (its messages are moved into the input, not copied: the commit gives them back).
     /// `None` for an empty session.
@@ -124,7 +174,7 @@ impl Session {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::core::estimate::Counter;
@@ -168,6 +218,49 @@ mod tests {
         assert!(!planned.prepared.decision.should_compact);
         let job = planned.into_job(Kind::Manual, true, &options, estimator, None, false);
         assert!(job.is_none());
+    }
+
+    #[test]
+    fn a_job_is_planned_with_the_call() {
+        let options = options();
+        let s = session(&options, 6);
+        let call = |force| Call {
+            kind: Kind::Forced,
+            force,
+            instructions: Some("focus".into()),
+            summarizer: true,
+        };
+        let estimator = || Estimator::new(Counter::Heuristic);
+        let (_, input) = job(Some(&s), &options, estimator(), call(true))
+            .unwrap()
+            .unwrap();
+        assert!(input.should_compact && input.summarizer);
+        assert_eq!(input.instructions.as_deref(), Some("focus"));
+        let (_, input) = job(Some(&s), &options, estimator(), call(false))
+            .unwrap()
+            .unwrap();
+        assert!(!input.should_compact, "below the trigger without force");
+        assert!(job(None, &options, estimator(), call(true))
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn the_plan_result_has_a_cost_only_when_there_is_a_history() {
+        let options = options();
+        let estimator = Estimator::new(Counter::Heuristic);
+        let empty = plan(None, &options, &estimator, false).unwrap();
+        let result = empty.result(&estimator);
+        assert!(result["cost"].is_null());
+        assert_eq!(result["shouldCompact"], false);
+        let s = session(&options, 6);
+        let planned = plan(Some(&s), &options, &estimator, false).unwrap();
+        let result = planned.result(&estimator);
+        assert!(result["cost"].is_object(), "{result}");
+        assert_eq!(
+            result["cost"]["mode"],
+            options.settings.summary_mode.as_str()
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::{Merged, Session};
 use crate::core::error::{Error, Result};
-use crate::core::estimate::Learned;
+use crate::core::estimate::{Learned, Usage};
 use crate::core::options::Options;
 use crate::core::pipeline::{Compacted, Kind, Prepare};
 use crate::core::surrogates::escaped;
@@ -28,12 +28,10 @@ pub const PREPARE_KEYS: [&str; 7] = [
 
 /// `check()`: `{ shouldCompact, tokens, tokensError, threshold, reason, background,
 /// calibration }` in O(1); `calibration` shows the session's learned calibration (or the
-/// options' starting one for an empty session).
-pub fn check(
-    session: Option<&Session>,
-    options: &Options,
-    calibration: &dyn Fn(&Learned) -> Value,
-) -> Value {
+/// options' starting one for an empty session) for the options' provider
+/// ([`crate::core::report::calibration_json`]).
+pub fn check(session: Option<&Session>, options: &Options) -> Value {
+    let calibration = |l: &Learned| crate::core::report::calibration_json(l, options.profile.name);
     let Some(s) = session else {
         let budget = options.settings.budget;
         let d = options
@@ -56,6 +54,30 @@ pub fn check(
         "background": pressure == super::Pressure::Soft,
         "calibration": calibration(s.calibration()),
     })
+}
+
+/// `recordUsage(usage)`: the provider's usage read ([`Usage::parse`]) and recorded; returns
+/// the entry id. `INVALID_INPUT` for an empty session (usage belongs to appended messages).
+pub fn record_usage(session: Option<&mut Session>, usage: &Value) -> Result<String> {
+    let usage = Usage::parse(usage, "usage")?;
+    let why = "record usage after appending the messages it belongs to";
+    let session = session.ok_or_else(|| Error::invalid_input("usage", why))?;
+    Ok(session.record_usage(usage))
+}
+
+/// `addNote(text)`: returns the note's entry id. `INVALID_INPUT` for an empty session.
+pub fn add_note(session: Option<&mut Session>, text: String) -> Result<String> {
+    let why = "add notes after the first message";
+    let session = session.ok_or_else(|| Error::invalid_input("note", why))?;
+    Ok(session.add_note(text))
+}
+
+/// `branch(entryId)`: a new session `id` from entry `entry_id` ([`Session::branch_at`]).
+/// `INVALID_INPUT` for an empty session.
+pub fn branch(session: Option<&Session>, entry_id: Option<&str>, id: String) -> Result<Session> {
+    let why = "the session is empty";
+    let session = session.ok_or_else(|| Error::invalid_input("session", why))?;
+    session.branch_at(entry_id, id)
 }
 
 /// `entries()`: every entry as [`super::Entry::listing`] gives it, oldest first.
@@ -123,8 +145,10 @@ pub fn committed(done: &Compacted, entry_id: &str) -> Value {
     result
 }
 
-/// A compaction that changed nothing: the pipeline's `result`, with `entryId: null`.
-pub fn unchanged(mut result: Value) -> Value {
+/// A compaction that changed nothing (`tokens` counted, the pipeline's `warning`): the result
+/// of [`crate::core::report::unchanged`], with `entryId: null`.
+pub fn unchanged(tokens: usize, warning: &str) -> Value {
+    let mut result = crate::core::report::unchanged(tokens, warning);
     if let Some(fields) = result.as_object_mut() {
         fields.insert("entryId".into(), Value::Null);
     }
@@ -148,17 +172,45 @@ pub fn count_arg(value: Option<f64>, path: &str) -> Result<Option<usize>> {
 }
 
 /// `prepare()`'s own options (`None`: not given; `Some(None)`: given, of another type): `now` a
-/// finite time in milliseconds; `background` a boolean (default `true`), which this returns.
-pub fn prepare_options(now: Option<Option<f64>>, background: Option<Option<bool>>) -> Result<bool> {
+/// finite time in milliseconds; `background` a boolean (default `true`). Returns what
+/// `js/driver.mjs` reads: `{ force, background }`.
+pub fn prepare_options(
+    now: Option<Option<f64>>,
+    background: Option<Option<bool>>,
+    force: bool,
+) -> Result<Value> {
     if now.is_some_and(|n| !n.is_some_and(f64::is_finite)) {
         return Err(Error::invalid_option(
             "now",
             "now must be a finite time in milliseconds",
         ));
     }
-    background
+    let background = background
         .unwrap_or(Some(true))
-        .ok_or_else(|| Error::invalid_option("background", "must be a boolean"))
+        .ok_or_else(|| Error::invalid_option("background", "must be a boolean"))?;
+    Ok(json!({"force": force, "background": background}))
+}
+
+/// The keys the options of `method` take: `"compact"`'s ([`COMPACT_KEYS`]) or `prepare()`'s.
+pub fn call_keys(method: &str) -> &'static [&'static str] {
+    match method {
+        "compact" => &COMPACT_KEYS,
+        _ => &PREPARE_KEYS,
+    }
+}
+
+/// `toJSONLPart(from, maxBytes)`'s arguments ([`count_arg`]): the first entry (0 when not
+/// given) and the part's size in bytes (1 MiB when not given).
+pub fn part_arguments(from: Option<f64>, max_bytes: Option<f64>) -> Result<(usize, usize)> {
+    let from = count_arg(from, "from")?.unwrap_or(0);
+    Ok((from, count_arg(max_bytes, "maxBytes")?.unwrap_or(1 << 20)))
+}
+
+/// `toJSONLPart`'s result without its text (`""`, which the binding sets: the log's text
+/// crosses as it is): `{ text, next }`, `next` the entry the next part starts at (`null`: the
+/// log is written).
+pub fn part(next: Option<usize>) -> Value {
+    json!({"text": "", "next": next})
 }
 
 /// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
@@ -243,11 +295,12 @@ mod tests {
             "tokensError",
         ];
         let o = options();
-        let empty = check(None, &o, &|l| json!(l.samples));
+        let empty = check(None, &o);
         assert_eq!(keys(&empty), fields);
         assert_eq!(empty["tokens"], 0);
         let s = session();
-        let full = check(Some(&s), &o, &|l| json!(l.samples));
+        let full = check(Some(&s), &o);
+        assert_eq!(full["calibration"]["provider"], o.profile.name);
         assert_eq!(keys(&full), fields);
         assert_eq!(full["tokens"], s.tokens());
         assert_eq!(full["threshold"], empty["threshold"]);
@@ -270,6 +323,28 @@ mod tests {
         assert!(p["header"].as_str().unwrap().contains("\"ai-sdk\""));
         assert_eq!(pending(None), json!({"lines": []}));
         assert_eq!(torn_line(Some(&s)), None);
+    }
+
+    #[test]
+    fn an_empty_session_takes_no_usage_note_or_branch() {
+        let usage = json!({"inputTokens": 10, "outputTokens": 2});
+        let e = record_usage(None, &usage).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidInput, Some("usage"))
+        );
+        // The usage is read first: a bad one is refused as such.
+        assert!(record_usage(None, &json!("x")).unwrap_err().message != e.message);
+        let e = add_note(None, "n".into()).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("note"));
+        let e = branch(None, None, "b".into()).err().unwrap();
+        assert_eq!(e.path.as_deref(), Some("session"));
+        let mut s = session();
+        assert!(record_usage(Some(&mut s), &usage).is_ok());
+        let note = add_note(Some(&mut s), "n".into()).unwrap();
+        assert_eq!(s.log().last().map(|e| e.id.as_str()), Some(note.as_str()));
+        let b = branch(Some(&s), None, "b".into()).unwrap();
+        assert_eq!(b.header().id, "b");
     }
 
     #[test]
@@ -297,15 +372,29 @@ mod tests {
 
     #[test]
     fn prepare_options_check_now_and_background() {
-        assert!(prepare_options(None, None).unwrap());
-        assert!(!prepare_options(Some(Some(5.0)), Some(Some(false))).unwrap());
+        let read = prepare_options(None, None, false).unwrap();
+        assert_eq!(read, json!({"force": false, "background": true}));
+        let read = prepare_options(Some(Some(5.0)), Some(Some(false)), true).unwrap();
+        assert_eq!(read, json!({"force": true, "background": false}));
         for now in [None, Some(f64::NAN), Some(f64::INFINITY)] {
-            let e = prepare_options(Some(now), None).unwrap_err();
+            let e = prepare_options(Some(now), None, false).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidOptions);
             assert_eq!(e.path.as_deref(), Some("now"));
         }
-        let e = prepare_options(None, Some(None)).unwrap_err();
+        let e = prepare_options(None, Some(None), false).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("background"));
+        assert_eq!(call_keys("compact"), COMPACT_KEYS);
+        assert_eq!(call_keys("prepare"), PREPARE_KEYS);
+    }
+
+    #[test]
+    fn a_log_part_starts_at_entry_0_and_holds_1_mib_unless_told() {
+        assert_eq!(part_arguments(None, None).unwrap(), (0, 1 << 20));
+        assert_eq!(part_arguments(Some(4.0), Some(10.0)).unwrap(), (4, 10));
+        let e = part_arguments(Some(1.0), Some(-1.0)).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("maxBytes"));
+        assert_eq!(part(Some(3)), json!({"text": "", "next": 3}));
+        assert_eq!(part(None)["next"], Value::Null);
     }
 
     #[test]
@@ -327,9 +416,8 @@ mod tests {
             json!({"action": "compact", "kind": "forced", "unlessRelieved": true})
         );
         assert_eq!(prepare_action(Prepare::Render), json!({"action": "render"}));
-        assert_eq!(
-            unchanged(json!({"compacted": false}))["entryId"],
-            Value::Null
-        );
+        let nothing = unchanged(0, crate::core::pipeline::NOTHING_TO_COMPACT);
+        assert_eq!(nothing["entryId"], Value::Null);
+        assert_eq!(nothing["compacted"], false);
     }
 }
