@@ -413,3 +413,36 @@ fn the_digest_lists_what_a_prune_hid_in_the_summarized_messages() {
     });
     assert_eq!(digest, json!({}));
 }
+
+#[test]
+fn the_store_imports_a_call_within_its_limits() {
+    use context_compaction::core::compactor::store::{array_threw, check_count, MessageStore};
+    use context_compaction::core::plain_data::MAX_NODES;
+    assert!(check_count(MAX_NODES).is_ok());
+    let e = check_count(MAX_NODES + 1).unwrap_err();
+    assert_eq!(e.code.as_str(), "INVALID_INPUT");
+    assert_eq!(e.path.as_deref(), Some("messages"));
+    assert!(e
+        .message
+        .starts_with(&format!("{} messages", MAX_NODES + 1)));
+    let e = array_threw(Some("boom".into()));
+    assert_eq!(e.message, "reading the messages threw: boom");
+    assert!(array_threw(None).message.ends_with("a non-Error value"));
+
+    let mut store: MessageStore<()> = MessageStore::default();
+    let import = context_compaction::formats::message_importer(Format::AiSdk);
+    let good = json!({"role": "user", "content": "hello there"});
+    let id = store.import(3, &good, import, &estimator()).unwrap();
+    assert_ne!(id, 0);
+    let stored = store.get(id).unwrap();
+    assert!(stored.tokens > 0);
+    let e = store
+        .import(7, &json!({"role": 5}), import, &estimator())
+        .unwrap_err();
+    assert_eq!(e.code.as_str(), "INVALID_INPUT");
+    assert!(
+        e.path.as_deref().unwrap_or("").starts_with("messages[7]"),
+        "{e:?}"
+    );
+    assert_eq!(store.len(), 1);
+}
