@@ -163,6 +163,13 @@ fn calibration_learns_from_usage_as_the_session_does() {
     let count = state.count(&messages, &state.store.kinds(&ids), None);
     assert!(count.tokens() > Totals::of(&messages, &estimator()).tokens);
     assert_eq!(count.measured, 0);
+    // `estimate()` reports the stored counts per message and what was learned.
+    let e = state.estimate_report(&options, &ids);
+    assert_eq!(e["perMessage"].as_array().map(Vec::len), Some(ids.len()));
+    let total = Totals::of(&messages, &estimator()).tokens;
+    assert_eq!(e["total"].as_u64(), Some(total as u64));
+    assert_eq!(e["calibration"]["samples"], 2);
+    assert_eq!(e["calibration"]["provider"], options.profile.name);
 }
 
 #[test]

@@ -12,6 +12,7 @@ use super::convert::{get, originals, outgoing, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
 use super::error::throw;
 use crate::core::pipeline::{Compacted, Input, Job, Kind, Start};
+use crate::core::report::unchanged_continued;
 use js_sys::Array;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -19,11 +20,7 @@ use wasm_bindgen::prelude::*;
 /// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
 /// last compaction's head plus the caller's new messages when `continued`), with `warning`.
 fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
-    let mut json = crate::core::report::unchanged(tokens, warning);
-    if let Some(fields) = json.as_object_mut() {
-        fields.insert("continued".into(), continued.into());
-    }
-    let result = to_js(&json);
+    let result = to_js(&unchanged_continued(tokens, warning, continued));
     set(&result, "messages", messages);
     set(&result, "removed", &Array::new());
     result

@@ -22,6 +22,8 @@ pub use call::{Call, Continued, Pruned};
 pub use memo::{Memo, MemoRecord};
 pub use store::{MessageStore, Stored, StoredCosts, Totals};
 
+use serde_json::Value;
+
 use crate::core::count::{learn_growth, Count};
 use crate::core::driver::replaced_upto;
 use crate::core::error::Result;
@@ -32,6 +34,7 @@ use crate::core::options::Options;
 use crate::core::pipeline::Pipeline;
 use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
+use crate::core::report::estimate_json;
 use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
@@ -111,6 +114,12 @@ impl<V> CompactorState<V> {
             budget: count.budget(settings.budget, settings.auto_margin),
             forced: false,
         })
+    }
+
+    /// `estimate()`'s result on the stored messages `ids` (`core::report::estimate_json`, with
+    /// what self-calibration has learned and the options' provider).
+    pub fn estimate_report(&self, options: &Options, ids: &[u32]) -> Value {
+        estimate_json(&self.store.kinds(ids), &self.learned, options.profile.name)
     }
 
     /// `check` on the stored messages `ids`: learns from `usage` (with `selfCalibration`), counts
