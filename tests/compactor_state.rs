@@ -203,6 +203,11 @@ fn the_memo_continues_the_last_automatic_compaction() {
     let quick = state.quick(&options, Format::Pi, &ids);
     assert!(quick.decision.should_compact && quick.continued.is_none());
     assert_eq!(quick.count.tokens(), Totals::of(&messages, &est).tokens);
+    assert_eq!(
+        state.skipped(&quick),
+        None,
+        "above the trigger: it compacts"
+    );
 
     // Compacted: the first 32 messages replaced by a summary head of one message.
     let head = vec![Message::text(
@@ -260,6 +265,15 @@ fn the_memo_continues_the_last_automatic_compaction() {
     let continued: Vec<Message> = head.iter().chain(&messages[32..]).cloned().collect();
     assert_eq!(q.count.tokens(), Totals::of(&continued, &est).tokens);
     assert!(!q.decision.should_compact, "the head is small");
+    // Below the trigger `maybeCompact` returns the continued history unchanged.
+    let skipped = state.skipped(&q).unwrap();
+    assert_eq!(skipped["compacted"], false);
+    assert_eq!(skipped["continued"], true);
+    assert_eq!(
+        skipped["tokensBefore"].as_u64(),
+        Some(q.count.tokens() as u64)
+    );
+    assert_eq!(skipped["warnings"].as_array().map(Vec::len), Some(1));
     let (m, k) = state
         .memo
         .as_ref()
