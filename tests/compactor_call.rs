@@ -141,6 +141,16 @@ fn prune_says_what_comes_back_for_each_message_and_where_new_forms_land() {
         }
     }
     assert!(new.len() > 1, "old tool outputs pruned");
+    // What the binding exports for each new form: the caller's message, changed.
+    for (i, p) in pruned.iter().enumerate() {
+        match (p.rendered(i), p) {
+            (Some(r), Pruned::New(message, _)) => {
+                assert_eq!(r.origin, Origin::Changed(i));
+                assert_eq!(&r.message, message);
+            }
+            (r, _) => assert!(r.is_none() && !new.contains(&i)),
+        }
+    }
     // The binding's values: one per new form, but two for the first one.
     let made: Vec<Vec<String>> = new
         .iter()

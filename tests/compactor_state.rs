@@ -163,6 +163,13 @@ fn calibration_learns_from_usage_as_the_session_does() {
     let count = state.count(&messages, &state.store.kinds(&ids), None);
     assert!(count.tokens() > Totals::of(&messages, &estimator()).tokens);
     assert_eq!(count.measured, 0);
+    // `estimate()` reports the stored counts per message and what was learned.
+    let e = state.estimate_report(&options, &ids);
+    assert_eq!(e["perMessage"].as_array().map(Vec::len), Some(ids.len()));
+    let total = Totals::of(&messages, &estimator()).tokens;
+    assert_eq!(e["total"].as_u64(), Some(total as u64));
+    assert_eq!(e["calibration"]["samples"], 2);
+    assert_eq!(e["calibration"]["provider"], options.profile.name);
 }
 
 #[test]
@@ -196,6 +203,11 @@ fn the_memo_continues_the_last_automatic_compaction() {
     let quick = state.quick(&options, Format::Pi, &ids);
     assert!(quick.decision.should_compact && quick.continued.is_none());
     assert_eq!(quick.count.tokens(), Totals::of(&messages, &est).tokens);
+    assert_eq!(
+        state.skipped(&quick),
+        None,
+        "above the trigger: it compacts"
+    );
 
     // Compacted: the first 32 messages replaced by a summary head of one message.
     let head = vec![Message::text(
@@ -253,6 +265,15 @@ fn the_memo_continues_the_last_automatic_compaction() {
     let continued: Vec<Message> = head.iter().chain(&messages[32..]).cloned().collect();
     assert_eq!(q.count.tokens(), Totals::of(&continued, &est).tokens);
     assert!(!q.decision.should_compact, "the head is small");
+    // Below the trigger `maybeCompact` returns the continued history unchanged.
+    let skipped = state.skipped(&q).unwrap();
+    assert_eq!(skipped["compacted"], false);
+    assert_eq!(skipped["continued"], true);
+    assert_eq!(
+        skipped["tokensBefore"].as_u64(),
+        Some(q.count.tokens() as u64)
+    );
+    assert_eq!(skipped["warnings"].as_array().map(Vec::len), Some(1));
     let (m, k) = state
         .memo
         .as_ref()
@@ -412,4 +433,37 @@ fn the_digest_lists_what_a_prune_hid_in_the_summarized_messages() {
         Some((ids[i], i))
     });
     assert_eq!(digest, json!({}));
+}
+
+#[test]
+fn the_store_imports_a_call_within_its_limits() {
+    use context_compaction::core::compactor::store::{array_threw, check_count, MessageStore};
+    use context_compaction::core::plain_data::MAX_NODES;
+    assert!(check_count(MAX_NODES).is_ok());
+    let e = check_count(MAX_NODES + 1).unwrap_err();
+    assert_eq!(e.code.as_str(), "INVALID_INPUT");
+    assert_eq!(e.path.as_deref(), Some("messages"));
+    assert!(e
+        .message
+        .starts_with(&format!("{} messages", MAX_NODES + 1)));
+    let e = array_threw(Some("boom".into()));
+    assert_eq!(e.message, "reading the messages threw: boom");
+    assert!(array_threw(None).message.ends_with("a non-Error value"));
+
+    let mut store: MessageStore<()> = MessageStore::default();
+    let import = context_compaction::formats::message_importer(Format::AiSdk);
+    let good = json!({"role": "user", "content": "hello there"});
+    let id = store.import(3, &good, import, &estimator()).unwrap();
+    assert_ne!(id, 0);
+    let stored = store.get(id).unwrap();
+    assert!(stored.tokens > 0);
+    let e = store
+        .import(7, &json!({"role": 5}), import, &estimator())
+        .unwrap_err();
+    assert_eq!(e.code.as_str(), "INVALID_INPUT");
+    assert!(
+        e.path.as_deref().unwrap_or("").starts_with("messages[7]"),
+        "{e:?}"
+    );
+    assert_eq!(store.len(), 1);
 }

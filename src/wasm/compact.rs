@@ -11,19 +11,16 @@ use super::compactor::{Analyzed, Inner};
 use super::convert::{get, originals, outgoing, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
 use super::error::throw;
-use crate::core::pipeline::{Compacted, Input, Job, Kind, Start};
+use crate::core::pipeline::{Compacted, Input, Job, Kind};
+use crate::core::report::unchanged_continued;
 use js_sys::Array;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-/// The result of a call that changed nothing: `messages` (a copy of the caller's array, or the
-/// last compaction's head plus the caller's new messages when `continued`), with `warning`.
-fn unchanged(messages: &Array, continued: bool, tokens: usize, warning: &str) -> JsValue {
-    let mut json = crate::core::report::unchanged(tokens, warning);
-    if let Some(fields) = json.as_object_mut() {
-        fields.insert("continued".into(), continued.into());
-    }
-    let result = to_js(&json);
+/// The result of a call that changed nothing (the core's `json`) with its `messages`: a copy of
+/// the caller's array (after the last compaction's head when the call continued it).
+fn unchanged(json: &serde_json::Value, messages: &Array) -> JsValue {
+    let result = to_js(json);
     set(&result, "messages", messages);
     set(&result, "removed", &Array::new());
     result
@@ -59,10 +56,9 @@ pub fn start(
     if kind == Kind::Automatic {
         // Below the trigger nothing is copied or planned: cached counts decide.
         let (array, q) = inner.quick(messages)?;
-        let tokens = q.count.tokens();
-        let start = (inner.state.borrow().pipeline).start(kind, q.decision.should_compact, tokens);
-        if let Start::Skip(warning) = start {
-            return Ok(unchanged(&array, q.continued.is_some(), tokens, warning));
+        let skipped = inner.state.borrow().skipped(&q);
+        if let Some(json) = skipped {
+            return Ok(unchanged(&json, &array));
         }
     }
     let mut a = inner.analyze(messages, automatic)?;
@@ -117,6 +113,9 @@ impl Host for Commit {
         let array = &self.a.incoming.array;
         let copy = array.slice(0, array.length());
         let continued = self.a.call.continued.is_some();
-        Ok(unchanged(&copy, continued, tokens, warning))
+        Ok(unchanged(
+            &unchanged_continued(tokens, warning, continued),
+            &copy,
+        ))
     }
 }

@@ -18,15 +18,14 @@ use super::error::throw;
 use super::functions::refuse_langchain_only;
 use super::identity::Identity;
 use super::options::{estimator_for, split_options, Callbacks};
-use super::plain::{to_json, with_binaries, Kind as Shape};
+use super::plain::{to_json, Kind as Shape};
 use crate::core::compactor::call::trim_options;
-use crate::core::compactor::{Call, CompactorState, Pruned, Quick};
+use crate::core::compactor::{Call, CompactorState, Quick};
 use crate::core::error::Error;
 use crate::core::estimate::{Estimator, Usage};
 use crate::core::options::{parse, Options};
-use crate::core::report::{check_json, estimate_json};
+use crate::core::report::check_json;
 use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
-use crate::formats::Codec;
 
 /// The core state of a `Compactor`, keeping the exported value of each message it made.
 pub type State = CompactorState<JsValue>;
@@ -171,9 +170,7 @@ impl Compactor {
     pub fn estimate(&self, messages: JsValue) -> Result<JsValue, JsValue> {
         let (_, ids, _) = self.inner.resolve(&messages)?;
         let state = self.inner.state.borrow();
-        let provider = self.inner.options.profile.name;
-        let kinds = state.store.kinds(&ids);
-        Ok(to_js(&estimate_json(&kinds, &state.learned, provider)))
+        Ok(to_js(&state.estimate_report(&self.inner.options, &ids)))
     }
 
     /// `{ shouldCompact, tokens, tokensError, threshold, reason }`; `options.usage` calibrates the
@@ -244,19 +241,11 @@ impl Compactor {
             (self.inner.state.borrow_mut()).prune_call(&self.inner.options, &mut a.call, now);
         // Exporting runs after the borrow ends (it reads the caller's objects, whose getters may
         // call back into this object).
+        let rendered = pruned.iter().enumerate().filter_map(|(i, p)| p.rendered(i));
+        let made = rendered
+            .map(|r| outgoing(&a.incoming, &[r]).iter().collect())
+            .collect();
         let original = |i: usize| a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
-        let export = |(i, p): (usize, &Pruned<JsValue>)| match p {
-            Pruned::New(message, _) => Some(
-                (a.incoming
-                    .format
-                    .export(std::slice::from_ref(message))
-                    .iter())
-                .map(|v| with_binaries(v, None, &original(i)))
-                .collect(),
-            ),
-            _ => None,
-        };
-        let made = pruned.iter().enumerate().filter_map(export).collect();
         let mut state = self.inner.state.borrow_mut();
         let (out, forms) = state.prune_output(&a.call.ids, pruned, made, original);
         state.restore_call(a.call);

@@ -13,7 +13,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::{throw, to_js as error_to_js};
-use super::plain::{to_json_with_binaries, Kind, MAX_NODES};
+use super::plain::{to_json_with_binaries, Kind};
+use crate::core::compactor::store::{array_threw, check_count, BATCH, BATCH_MAX};
 use crate::core::compactor::MessageStore;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
@@ -48,16 +49,13 @@ impl Identity {
         format: Option<Format>,
         estimator: &Estimator,
     ) -> Result<(Vec<u32>, Format), JsValue> {
-        let (n, max) = (array.length(), MAX_NODES);
-        if n > max {
-            let e = format!("{n} messages: at most {max} are accepted in one call");
-            return throw(Err(Error::invalid_input("messages", e)));
-        }
+        let n = array.length();
+        throw(check_count(n))?;
         let buffer = identify(&self.map, array).map_err(|e| {
-            let message = e.dyn_ref::<js_sys::Error>().map(js_sys::Error::message);
-            let detail = message.map_or_else(|| "a non-Error value".to_string(), String::from);
-            let e = format!("reading the messages threw: {detail}");
-            error_to_js(&Error::invalid_input("messages", e), None)
+            let detail = e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()));
+            error_to_js(&array_threw(detail), None)
         })?;
         let mut ids = vec![0u32; n as usize];
         buffer.subarray(0, n).copy_to(&mut ids);
@@ -79,24 +77,17 @@ impl Identity {
             let e = || Error::invalid_input(format!("messages[{i}]"), "reading it threw");
             value.map(|v| (i, v)).map_err(|_| error_to_js(&e(), None))
         };
-        let todo = store.unknown(&ids);
-        let mut unseen = Vec::with_capacity(todo.len());
-        for i in todo {
-            unseen.push(read(i)?);
-        }
-        // In batches of at most BATCH_MAX, each imported before the next is converted: the
-        // converted form of a whole long history is never held at once.
+        let unseen = (store.unknown(&ids).into_iter().map(read)).collect::<Result<Vec<_>, _>>()?;
+        // In batches of at most BATCH_MAX, each imported before the next is converted.
         for chunk in unseen.chunks(BATCH_MAX) {
             let mut batch = batch_json(chunk).map(Vec::into_iter);
             for (i, value) in chunk {
                 let i = *i;
-                let path = format!("messages[{i}]");
                 let json = match batch.as_mut().and_then(Iterator::next) {
                     Some(json) => json,
-                    None => to_json(value, &path)?,
+                    None => to_json(value, &format!("messages[{i}]"))?,
                 };
-                let message = throw(import(&json, &path))?;
-                let id = store.insert(message, estimator);
+                let id = throw(store.import(i, &json, import, estimator))?;
                 if value.is_object() {
                     self.map
                         .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
@@ -113,11 +104,6 @@ impl Identity {
 fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     super::plain::to_json(value, path, Kind::Input, "messages")
 }
-
-/// From how many unseen messages they cross into wasm together.
-const BATCH: usize = 32;
-/// The most unseen messages converted in one crossing.
-const BATCH_MAX: usize = 4096;
 
 /// The unseen messages converted in one crossing (as the JSON bytes of one array, see
 /// `super::plain`) when there are many: `None` when they are few, when one of them holds binary

@@ -83,6 +83,20 @@ pub enum Pruned<V> {
     New(Message, Vec<(usize, PruneKind)>),
 }
 
+impl<V> Pruned<V> {
+    /// A message pruned anew, as the compacted context shows the caller's message `i` changed
+    /// (to export in the caller's format, keeping its binary values); `None` for the others.
+    pub fn rendered(&self, i: usize) -> Option<Rendered> {
+        match self {
+            Pruned::New(message, _) => Some(Rendered {
+                message: message.clone(),
+                origin: Origin::Changed(i),
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl<V> CompactorState<V> {
     /// The stored messages `ids` (in `format`) copied out for planning, but for those the last
     /// [`CompactorState::restore_call`] gave back, which are moved. `continuing` (an automatic

@@ -22,6 +22,8 @@ pub use call::{Call, Continued, Pruned};
 pub use memo::{Memo, MemoRecord};
 pub use store::{MessageStore, Stored, StoredCosts, Totals};
 
+use serde_json::Value;
+
 use crate::core::count::{learn_growth, Count};
 use crate::core::driver::replaced_upto;
 use crate::core::error::Result;
@@ -29,9 +31,10 @@ use crate::core::estimate::{message_key, Estimator, KindTokens, Learned, Message
 use crate::core::format::Format;
 use crate::core::message::{Message, Part, Role};
 use crate::core::options::Options;
-use crate::core::pipeline::Pipeline;
+use crate::core::pipeline::{Kind, Pipeline, Start};
 use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
+use crate::core::report::{estimate_json, unchanged_continued};
 use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
@@ -111,6 +114,23 @@ impl<V> CompactorState<V> {
             budget: count.budget(settings.budget, settings.auto_margin),
             forced: false,
         })
+    }
+
+    /// The result of an automatic call (`maybeCompact`) that the pipeline skips on `quick`'s
+    /// decision (below the trigger, or the breaker open with nothing to do): the unchanged
+    /// result with its warning (`core::report::unchanged_continued`); `None` when it compacts.
+    pub fn skipped(&self, quick: &Quick) -> Option<Value> {
+        let (tokens, continued) = (quick.count.tokens(), quick.continued.is_some());
+        match (self.pipeline).start(Kind::Automatic, quick.decision.should_compact, tokens) {
+            Start::Skip(warning) => Some(unchanged_continued(tokens, warning, continued)),
+            Start::Compact { .. } => None,
+        }
+    }
+
+    /// `estimate()`'s result on the stored messages `ids` (`core::report::estimate_json`, with
+    /// what self-calibration has learned and the options' provider).
+    pub fn estimate_report(&self, options: &Options, ids: &[u32]) -> Value {
+        estimate_json(&self.store.kinds(ids), &self.learned, options.profile.name)
     }
 
     /// `check` on the stored messages `ids`: learns from `usage` (with `selfCalibration`), counts

@@ -15,17 +15,46 @@
 //!   plain text alone is read as `ai-sdk` provisionally, and what was read under another format
 //!   is forgotten when the format is decided ([`MessageStore::adopt_format`]).
 //!
+//! - how many messages one call may hold ([`check_count`]), and how the unseen ones cross into
+//!   wasm ([`BATCH`], [`BATCH_MAX`]) to be imported one by one ([`MessageStore::import`]).
+//!
 //! `V` is what the binding keeps with a message's last pruned form (its exported values).
 
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
 
+use crate::core::error::{Error, Result};
 use crate::core::estimate::{EstimateCache, Estimator, KindTokens};
 use crate::core::format::Format;
 use crate::core::message::{Message, Part, Role};
+use crate::core::plain_data::MAX_NODES;
 use crate::core::prune::{PartCost, PruneKind};
 use crate::core::summary::Recognizer;
+
+/// From how many unseen messages of one call they cross into wasm together (fewer: one by one).
+pub const BATCH: usize = 32;
+/// The most unseen messages converted in one crossing: the converted form of a whole long
+/// history is never held at once.
+pub const BATCH_MAX: usize = 4096;
+
+/// Refuses a call of more than [`MAX_NODES`] messages (the most one plain-data value holds):
+/// `INVALID_INPUT` at `messages`, naming the count.
+pub fn check_count(n: u32) -> Result<()> {
+    if n > MAX_NODES {
+        let e = format!("{n} messages: at most {MAX_NODES} are accepted in one call");
+        return Err(Error::invalid_input("messages", e));
+    }
+    Ok(())
+}
+
+/// `INVALID_INPUT` at `messages` when reading the caller's array threw (a getter or a Proxy of
+/// theirs): `detail` is the thrown `Error`'s message (`None`: another value was thrown).
+pub fn array_threw(detail: Option<String>) -> Error {
+    let detail = detail.unwrap_or_else(|| "a non-Error value".to_string());
+    Error::invalid_input("messages", format!("reading the messages threw: {detail}"))
+}
 
 /// One message, imported once.
 pub struct Stored<V> {
@@ -217,6 +246,19 @@ impl<V> MessageStore<V> {
             .filter(|&(i, id)| *id == 0 || (i >= known && !self.entries.contains_key(id)))
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// Imports the caller's message `i` from its JSON with `import` (the format's importer; an
+    /// error names `messages[i]`) and stores it ([`MessageStore::insert`]): its new id.
+    pub fn import(
+        &mut self,
+        i: usize,
+        json: &Value,
+        import: fn(&Value, &str) -> Result<Message>,
+        estimator: &Estimator,
+    ) -> Result<u32> {
+        let message = import(json, &format!("messages[{i}]"))?;
+        Ok(self.insert(message, estimator))
     }
 
     /// Stores an imported message with its counts and returns its new id (never 0).

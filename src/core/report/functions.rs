@@ -122,6 +122,16 @@ pub fn unchanged(tokens: usize, warning: &str) -> Value {
            "round": 0, "splitTurn": false, "digest": null, "warnings": [warning]})
 }
 
+/// [`unchanged`] as a `Compactor` returns it: with `continued`, whether its `messages` start with
+/// the last automatic compaction's head in place of the messages it replaced.
+pub fn unchanged_continued(tokens: usize, warning: &str, continued: bool) -> Value {
+    let mut json = unchanged(tokens, warning);
+    if let Some(fields) = json.as_object_mut() {
+        fields.insert("continued".into(), continued.into());
+    }
+    json
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
@@ -249,5 +259,10 @@ mod tests {
         assert_eq!(u["tokensAfter"], 42);
         assert_eq!(u["warnings"], json!(["below the trigger"]));
         assert_eq!(u["compacted"], false);
+        assert!(u.get("continued").is_none());
+        let c = unchanged_continued(42, "below the trigger", true);
+        assert_eq!(c["continued"], true);
+        assert_eq!(c["tokensBefore"], 42);
+        assert_eq!(unchanged_continued(7, "w", false)["continued"], false);
     }
 }
