@@ -3,7 +3,6 @@
 
 use super::error::throw;
 pub use super::plain::to_js;
-use crate::core::error::Error;
 use crate::core::message::Message;
 use crate::core::plain_data;
 use crate::core::render::{Origin, Rendered};
@@ -30,12 +29,7 @@ pub struct Incoming {
 
 /// Imports `messages` (a JS array) in `format` (`None`: detect it).
 pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
-    if !Array::is_array(messages) {
-        return throw(Err(Error::invalid_input(
-            "messages",
-            "messages must be an array",
-        )));
-    }
+    require_array(messages, "messages")?;
     let array = super::plain::snapshot(messages, "messages")?;
     let (json, binaries) = super::plain::to_json_with_binaries(
         messages,
@@ -54,6 +48,14 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
         messages,
         binaries,
     })
+}
+
+/// Checks that an argument is an array: `INVALID_INPUT` at `path` otherwise.
+pub fn require_array(value: &JsValue, path: &str) -> Result<(), JsValue> {
+    match Array::is_array(value) {
+        true => Ok(()),
+        false => throw(Err(plain_data::not_an_array(path))),
+    }
 }
 
 /// Checks a call's options object: absent, or an object whose keys are all in `allowed`

@@ -341,19 +341,11 @@ impl ReportedValue for Reported<'_> {
         }
         let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
             Ok(checked) => checked,
-            Err(e) => {
-                return StateField::Unreadable {
-                    message: "the summarizer's state is nested too deeply or too large".into(),
-                    cause: Some(keep(self.values, e)),
-                }
-            }
+            Err(e) => return StateField::too_large(keep(self.values, e)),
         };
         match serde_wasm_bindgen::from_value(checked.value) {
             Ok(value) => StateField::Given(value),
-            Err(e) => StateField::Unreadable {
-                message: format!("the summarizer's state is not plain data: {e}"),
-                cause: None,
-            },
+            Err(e) => StateField::not_plain(&e.to_string()),
         }
     }
 

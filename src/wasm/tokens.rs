@@ -1,7 +1,6 @@
 //! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
 
 use super::error::{throw, to_js};
-use crate::core::error::{Error, ErrorCode};
 use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
 use js_sys::Uint8Array;
 use std::cell::RefCell;
@@ -32,13 +31,7 @@ pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
     let Some(loader) = super::env::encoding_loader() else {
         return throw(REGISTRY.with(|r| r.borrow().require(name)));
     };
-    let unavailable = |cause: Option<&JsValue>| {
-        let message = format!(
-            "the {} rank table could not be loaded from the package directory",
-            name.as_str()
-        );
-        to_js(&Error::new(ErrorCode::EncodingUnavailable, message), cause)
-    };
+    let unavailable = |cause: Option<&JsValue>| to_js(&EncodingRegistry::unloadable(name), cause);
     let bytes = loader
         .call1(&JsValue::UNDEFINED, &JsValue::from_str(name.as_str()))
         .map_err(|cause| unavailable(Some(&cause)))?;

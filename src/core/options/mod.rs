@@ -97,6 +97,21 @@ pub const FUNCTION_KEYS: [&str; 5] = [
     "onError",
 ];
 
+/// The slot in [`FUNCTION_KEYS`] of an options key the binding reads as a callback; `None` for
+/// the JSON part, where `summarize` given as a string (`"extractive"`) also goes.
+pub fn callback_slot(key: &str, is_string: bool) -> Option<usize> {
+    let builtin = key == "summarize" && is_string;
+    FUNCTION_KEYS
+        .iter()
+        .position(|k| *k == key)
+        .filter(|_| !builtin)
+}
+
+/// A callback key given something other than a function: `INVALID_OPTIONS` at `key`.
+pub fn not_a_function(key: &str) -> Error {
+    Error::invalid_option(key, format!("{key} must be a function"))
+}
+
 /// Every key of a `Compactor`'s options object the core reads, the function-valued ones
 /// included: the one list behind the unknown-option check (`js/types/options.d.ts` declares the
 /// same keys, plus the store keys `js/stored-compactor.mjs` takes out first).
@@ -167,10 +182,7 @@ pub fn parse_with(value: &Value, extra: &[&'static str]) -> Result<Options> {
     };
     for key in FUNCTION_KEYS.into_iter().filter(|k| *k != "summarize") {
         if r.value(key).is_some() {
-            return Err(Error::invalid_option(
-                key,
-                format!("{key} must be a function"),
-            ));
+            return Err(not_a_function(key));
         }
     }
     let preset = match r.string("preset")? {

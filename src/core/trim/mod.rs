@@ -265,6 +265,22 @@ pub struct TrimmedHistory {
     pub partials: Vec<Message>,
 }
 
+impl TrimmedHistory {
+    /// Each kept message in order: its index in the history, and the message rebuilt with only
+    /// its kept parts when it is kept in part (`None`: kept whole, as the caller gave it).
+    pub fn messages(&self) -> impl Iterator<Item = (usize, Option<&Message>)> {
+        let mut partials = self.partials.iter();
+        self.trimmed.kept.iter().map(move |k| {
+            let partial = if k.parts.is_some() {
+                partials.next()
+            } else {
+                None
+            };
+            (k.index, partial)
+        })
+    }
+}
+
 /// [`trim`] over a history read on demand: the same messages are kept, and only the messages the
 /// rules look at are read (for `"last"` the tail that may be kept, the message before it, the
 /// system message with `includeSystem`, and the messages [`TrimSource::holders`] names for the
