@@ -322,3 +322,17 @@ fn callbacks_are_read_by_the_binding_except_a_string_summarize() {
     let e = parse(&json!({"contextWindow": 200000, "onError": 1})).unwrap_err();
     assert_eq!(e.message, "onError must be a function");
 }
+
+#[test]
+fn the_tokenizer_argument_is_heuristic_or_an_encoding() {
+    assert_eq!(Tokenizer::parse_arg(None).unwrap(), Tokenizer::Heuristic);
+    let heuristic = Tokenizer::parse_arg(Some(Some("heuristic"))).unwrap();
+    assert_eq!(heuristic, Tokenizer::Heuristic);
+    let exact = Tokenizer::parse_arg(Some(Some("cl100k_base"))).unwrap();
+    assert_eq!(exact, Tokenizer::Exact(EncodingName::Cl100kBase));
+    for given in [Some(None), Some(Some("gpt2"))] {
+        let e = Tokenizer::parse_arg(given).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert_eq!(e.path.as_deref(), Some("tokenizer"));
+    }
+}

@@ -13,7 +13,7 @@ use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
 use crate::core::repair::repair;
 use crate::core::report;
-use crate::core::trim::{trim, trim_history, TrimOptions, LANGCHAIN_ONLY};
+use crate::core::trim::{trim_estimated, trim_history, TrimOptions, LANGCHAIN_ONLY};
 use crate::core::validate::validate;
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
 use crate::formats::session::ContextBeside;
@@ -77,9 +77,7 @@ fn trim_whole(
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(messages, format)?;
     let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
-    let tokens = estimator.estimate_all(&incoming.messages).per_message;
-    let cost = |p: &Part| estimator.part_tokens(p);
-    let trimmed = throw(trim(&incoming.messages, &tokens, &cost, trim_options))?;
+    let trimmed = throw(trim_estimated(&incoming.messages, &estimator, trim_options))?;
     let rendered = trimmed.rendered(&incoming.messages);
     Ok(outgoing(&incoming, &rendered).into())
 }

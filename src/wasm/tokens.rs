@@ -1,6 +1,7 @@
 //! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
 
 use super::error::{throw, to_js};
+use crate::core::options::Tokenizer;
 use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
 use js_sys::Uint8Array;
 use std::cell::RefCell;
@@ -54,11 +55,12 @@ pub fn estimate_tokens(
     tokenizer: Option<TokenizerArg>,
 ) -> Result<usize, JsValue> {
     let text = super::convert::text_arg(&text, "text")?;
-    let text = text.as_str();
-    match tokenizer {
-        None => Ok(heuristic::estimate(text)),
-        Some(t) if t.as_string().as_deref() == Some("heuristic") => Ok(heuristic::estimate(text)),
-        Some(t) => Ok(encoding(parse_encoding(&t, "tokenizer")?)?.count(text)),
+    let tokenizer = tokenizer.map(|t| t.as_string());
+    match throw(Tokenizer::parse_arg(
+        tokenizer.as_ref().map(Option::as_deref),
+    ))? {
+        Tokenizer::Heuristic => Ok(heuristic::estimate(&text)),
+        Tokenizer::Exact(name) => Ok(encoding(name)?.count(&text)),
     }
 }
 

@@ -34,6 +34,17 @@ pub enum Tokenizer {
     Exact(EncodingName),
 }
 
+impl Tokenizer {
+    /// `estimateTokens`' `tokenizer` argument: absent or `"heuristic"`, else an encoding name
+    /// ([`EncodingName::parse_arg`]: `INVALID_INPUT` at `tokenizer`; `Some(None)`: not a string).
+    pub fn parse_arg(given: Option<Option<&str>>) -> Result<Tokenizer> {
+        match given {
+            None | Some(Some("heuristic")) => Ok(Tokenizer::Heuristic),
+            Some(name) => EncodingName::parse_arg(name, "tokenizer").map(Tokenizer::Exact),
+        }
+    }
+}
+
 /// Everything the options say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {

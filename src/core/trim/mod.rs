@@ -57,6 +57,7 @@ mod rules;
 pub use history::TrimSource;
 
 use crate::core::error::{Error, Result};
+use crate::core::estimate::Estimator;
 use crate::core::message::{Message, Part, Role};
 use crate::core::render::{Origin, Rendered};
 use history::{Direction, History, Slice};
@@ -224,6 +225,16 @@ pub const LANGCHAIN_ONLY: [(&str, &str); 2] = [
         "textSplitter is not supported: with allowPartial, whole content blocks are kept",
     ),
 ];
+
+/// [`trim`] counting with `estimator` (`trimMessages` on an array converted whole).
+pub fn trim_estimated(
+    messages: &[Message],
+    estimator: &Estimator,
+    options: &TrimOptions,
+) -> Result<Trimmed> {
+    let tokens = estimator.estimate_all(messages).per_message;
+    trim(messages, &tokens, &|p| estimator.part_tokens(p), options)
+}
 
 /// Trims `messages` (with `tokens[i]` the cost of message `i`, `part_cost` the cost of one part)
 /// to at most `options.max_tokens`, by the rules of the module documentation. Never separates a
