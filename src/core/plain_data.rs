@@ -100,6 +100,13 @@ pub fn not_a_string(path: &str, js_type: &str) -> Error {
     Error::invalid_input(path, format!("expected a string, got {js_type}"))
 }
 
+/// Reading the caller's array threw (a getter, a Proxy): `INVALID_INPUT` at `path`, with the
+/// thrown `Error`'s message (`None`: a non-Error value was thrown).
+pub fn reading_threw(path: &str, message: Option<&str>) -> Error {
+    let detail = message.unwrap_or("a non-Error value");
+    Kind::Input.error(path, format!("reading it threw: {detail}"))
+}
+
 /// An argument that must be an array and is not: `INVALID_INPUT` at `path`.
 pub fn not_an_array(path: &str) -> Error {
     Error::invalid_input(path, format!("{path} must be an array"))
@@ -178,6 +185,13 @@ mod tests {
         assert_eq!(e.code.as_str(), "INVALID_INPUT");
         assert_eq!(e.path.as_deref(), Some("messages"));
         assert_eq!(e.message, "messages must be an array");
+        let e = reading_threw("messages", Some("trap"));
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            ("INVALID_INPUT", "reading it threw: trap")
+        );
+        let e = reading_threw("messages", None);
+        assert_eq!(e.message, "reading it threw: a non-Error value");
     }
 
     #[test]

@@ -117,14 +117,11 @@ pub fn repair_messages(
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
     let repaired = repair(incoming.messages);
-    let out = js_sys::Array::new();
-    for value in incoming.format.export(&repaired.messages) {
-        out.push(&super::plain::with_binaries(
-            &value,
-            incoming.binaries.as_ref(),
-            &JsValue::UNDEFINED,
-        ));
-    }
+    let binaries = incoming.binaries.as_ref();
+    let exported = incoming.format.export(&repaired.messages);
+    let out: js_sys::Array = (exported.iter())
+        .map(|value| super::plain::with_binaries(value, binaries, &JsValue::UNDEFINED))
+        .collect();
     let result = to_js(&json!({ "actions": report::repair_actions(&repaired.actions) }));
     set(&result, "messages", &out);
     Ok(result)
