@@ -100,10 +100,10 @@ pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
     for r in rendered {
         match r.origin {
             Origin::Input(i) => {
-                out.push(&incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)));
+                out.push(&at(&incoming.array, i));
             }
             Origin::Changed(i) => {
-                let original = incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
+                let original = at(&incoming.array, i);
                 for value in incoming.format.export(std::slice::from_ref(&r.message)) {
                     out.push(&super::plain::with_binaries(
                         &value,
@@ -124,9 +124,12 @@ pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
 
 /// The caller's messages at `indices`, as they are.
 pub fn originals(incoming: &Incoming, indices: impl Iterator<Item = usize>) -> Array {
-    indices
-        .map(|i| incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)))
-        .collect()
+    indices.map(|i| at(&incoming.array, i)).collect()
+}
+
+/// `array[index]` (`undefined` past its end, or for an index beyond `u32`).
+pub fn at(array: &Array, index: usize) -> JsValue {
+    u32::try_from(index).map_or(JsValue::UNDEFINED, |i| array.get(i))
 }
 
 /// Sets `key` on a JS object (results, requests, events); a failing setter is ignored.

@@ -14,7 +14,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::continuing::{set_mode, Continuing};
-use super::convert::{get, set, to_js};
+use super::convert::{at, get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
 use crate::core::options::{Options, FUNCTION_KEYS};
@@ -186,7 +186,7 @@ impl Driven {
         let messages: Array = piece
             .message_indices
             .iter()
-            .map(|&i| r.all.get(u32::try_from(i).unwrap_or(u32::MAX)))
+            .map(|&i| at(&r.all, i))
             .collect();
         set(&obj, "messages", &messages);
         let options = self.host.owner().options();

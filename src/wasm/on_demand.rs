@@ -71,7 +71,7 @@ impl OnDemandMessages {
     pub fn output(&self, kept: &TrimmedHistory) -> Array {
         let out = Array::new();
         for (index, partial) in kept.messages() {
-            let original = self.array.get(u32::try_from(index).unwrap_or(u32::MAX));
+            let original = super::convert::at(&self.array, index);
             let Some(message) = partial else {
                 out.push(&original);
                 continue;
@@ -98,10 +98,7 @@ impl TrimSource<'static> for Source<'_> {
 
     fn read(&self, index: usize) -> Result<Cow<'static, Message>> {
         let path = format!("messages[{index}]");
-        let value = self
-            .messages
-            .plain
-            .get(u32::try_from(index).unwrap_or(u32::MAX));
+        let value = super::convert::at(&self.messages.plain, index);
         let json = super::plain::json_of(&value, &path, super::plain::Kind::Input, "messages")?;
         (self.import)(&json, &path).map(Cow::Owned)
     }
