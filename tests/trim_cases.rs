@@ -239,3 +239,16 @@ fn trim_estimated_counts_with_the_estimator() {
     let all = trim_estimated(&m, &estimator, &TrimOptions::new(1_000)).unwrap();
     assert_eq!(all.kept.len(), 4);
 }
+
+#[test]
+fn langchain_only_options_are_refused_by_name() {
+    use context_compaction::core::trim::refuse_langchain_only;
+    assert!(refuse_langchain_only(&|_| false).is_ok());
+    let e = refuse_langchain_only(&|key| key == "textSplitter").unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidOptions);
+    assert_eq!(e.path.as_deref(), Some("textSplitter"));
+    assert!(e.message.starts_with("textSplitter is not supported"));
+    // both given: the first of the list is named
+    let e = refuse_langchain_only(&|_| true).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("tokenCounter"));
+}

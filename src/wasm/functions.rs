@@ -1,19 +1,18 @@
 //! Free functions over message arrays: `validateMessages`, `repairMessages`, `trimMessages`,
 //! `importSession`.
 
-use super::convert::{incoming, outgoing, set, to_js};
+use super::convert::{get, incoming, outgoing, set, to_js};
 use super::error::throw;
 use super::on_demand::OnDemandMessages;
 use super::options::exact;
 use super::plain::Kind;
-use crate::core::error::Error;
 use crate::core::estimate::{Counter, Estimator};
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
 use crate::core::repair::repair;
 use crate::core::report;
-use crate::core::trim::{trim_estimated, trim_history, TrimOptions, LANGCHAIN_ONLY};
+use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
 use crate::core::validate::validate;
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
 use crate::formats::session::ContextBeside;
@@ -36,12 +35,9 @@ fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
 
 /// LangChain's `trimMessages` options that have no meaning here, refused by name.
 pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
-    for (key, message) in LANGCHAIN_ONLY {
-        if !super::convert::get(options, key).is_undefined() {
-            return throw(Err(Error::invalid_option(key, message)));
-        }
-    }
-    Ok(())
+    throw(trim::refuse_langchain_only(&|key| {
+        !get(options, key).is_undefined()
+    }))
 }
 
 /// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.

@@ -226,6 +226,14 @@ pub const LANGCHAIN_ONLY: [(&str, &str); 2] = [
     ),
 ];
 
+/// Refuses the first of [`LANGCHAIN_ONLY`] that is `given` (`INVALID_OPTIONS` at its key).
+pub fn refuse_langchain_only(given: &dyn Fn(&str) -> bool) -> Result<()> {
+    match LANGCHAIN_ONLY.iter().find(|(key, _)| given(key)) {
+        Some((key, message)) => Err(Error::invalid_option(*key, *message)),
+        None => Ok(()),
+    }
+}
+
 /// [`trim`] counting with `estimator` (`trimMessages` on an array converted whole).
 pub fn trim_estimated(
     messages: &[Message],
