@@ -9,6 +9,7 @@
 
 use context_compaction::core::message::Role;
 use context_compaction::formats::pi_session::import_pi_session;
+use context_compaction::formats::session::ContextBeside;
 
 const V3: &str = r#"{"type":"session","version":3,"id":"sess","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
 {"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"first","timestamp":1}}
@@ -79,6 +80,15 @@ fn v3_active_branch_and_compaction_by_id() {
     assert!(ctx[0].summary && ctx[0].plain_text().contains("\nS\n"));
     assert_eq!(ctx[1].tool_call_ids(), vec!["t"]);
     assert_eq!(s.other_entries, vec![(6, "label".to_string())]);
+    // beside the history, the context shares its messages from the first kept one on
+    let ContextBeside::Shared { head, start } = s.context_beside_history(s.messages.len()) else {
+        panic!("not shared");
+    };
+    assert_eq!(head, ctx[..1].to_vec());
+    assert_eq!(s.messages[start..].to_vec(), ctx[1..].to_vec());
+    // a history exported as more values than messages: the context is exported on its own
+    let own = s.context_beside_history(s.messages.len() + 1);
+    assert_eq!(own, ContextBeside::Own(ctx));
 }
 
 #[test]
@@ -87,6 +97,12 @@ fn v1_compaction_keeping_nothing_and_missing_summary() {
     let s = import_pi_session(text).unwrap();
     assert_eq!(s.compactions[0].first_kept_message, None);
     assert_eq!(s.context().len(), 1);
+    // the summary made for the context, then nothing of the history (start at its end)
+    let beside = s.context_beside_history(s.messages.len());
+    let ContextBeside::Shared { head, start } = beside else {
+        panic!("not shared");
+    };
+    assert_eq!((head.len(), start), (1, s.messages.len()));
     let err = import_pi_session("{\"type\":\"compaction\",\"tokensBefore\":1}").unwrap_err();
     assert_eq!(err.path.as_deref(), Some("line 1.entry.summary"));
     let err = import_pi_session("{\"message\":{}}").unwrap_err();

@@ -305,3 +305,34 @@ fn the_estimator_counts_as_the_options_say() {
     let heuristic = context_compaction::core::tokens::heuristic::estimate(&text);
     assert_eq!(plain.estimator(None).counter.count(&text), heuristic);
 }
+
+#[test]
+fn callbacks_are_read_by_the_binding_except_a_string_summarize() {
+    use context_compaction::core::options::{callback_slot, not_a_function, FUNCTION_KEYS};
+    assert_eq!(callback_slot("summarize", false), Some(0));
+    assert_eq!(callback_slot("summarize", true), None);
+    assert_eq!(callback_slot("onError", true), Some(4));
+    assert_eq!(FUNCTION_KEYS[4], "onError");
+    assert_eq!(callback_slot("maxTokens", false), None);
+    let e = not_a_function("onProgress");
+    assert_eq!(e.code, ErrorCode::InvalidOptions);
+    assert_eq!(e.path.as_deref(), Some("onProgress"));
+    assert_eq!(e.message, "onProgress must be a function");
+    // the core refuses a callback key left in the JSON part the same way
+    let e = parse(&json!({"contextWindow": 200000, "onError": 1})).unwrap_err();
+    assert_eq!(e.message, "onError must be a function");
+}
+
+#[test]
+fn the_tokenizer_argument_is_heuristic_or_an_encoding() {
+    assert_eq!(Tokenizer::parse_arg(None).unwrap(), Tokenizer::Heuristic);
+    let heuristic = Tokenizer::parse_arg(Some(Some("heuristic"))).unwrap();
+    assert_eq!(heuristic, Tokenizer::Heuristic);
+    let exact = Tokenizer::parse_arg(Some(Some("cl100k_base"))).unwrap();
+    assert_eq!(exact, Tokenizer::Exact(EncodingName::Cl100kBase));
+    for given in [Some(None), Some(Some("gpt2"))] {
+        let e = Tokenizer::parse_arg(given).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert_eq!(e.path.as_deref(), Some("tokenizer"));
+    }
+}

@@ -217,3 +217,38 @@ fn a_result_before_its_call_is_never_kept() {
     };
     assert_eq!(run(&m, &first), kept);
 }
+
+#[test]
+fn trim_estimated_counts_with_the_estimator() {
+    use context_compaction::core::estimate::{Counter, Estimator};
+    use context_compaction::core::trim::trim_estimated;
+    let estimator = Estimator::new(Counter::of(None));
+    let m = vec![
+        Message::text(Role::User, "a question, long enough to cost some tokens"),
+        Message::new(Role::Assistant, vec![call("c")]),
+        Message::new(Role::Tool, vec![result("c")]),
+        Message::text(Role::Assistant, "the answer"),
+    ];
+    let tokens = estimator.estimate_all(&m).per_message;
+    let cost = |p: &Part| estimator.part_tokens(p);
+    for budget in [0, tokens[3], tokens[1] + tokens[2] + tokens[3], 1_000] {
+        let o = TrimOptions::new(budget);
+        let got = trim_estimated(&m, &estimator, &o).unwrap();
+        assert_eq!(got, trim(&m, &tokens, &cost, &o).unwrap(), "{budget}");
+    }
+    let all = trim_estimated(&m, &estimator, &TrimOptions::new(1_000)).unwrap();
+    assert_eq!(all.kept.len(), 4);
+}
+
+#[test]
+fn langchain_only_options_are_refused_by_name() {
+    use context_compaction::core::trim::refuse_langchain_only;
+    assert!(refuse_langchain_only(&|_| false).is_ok());
+    let e = refuse_langchain_only(&|key| key == "textSplitter").unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidOptions);
+    assert_eq!(e.path.as_deref(), Some("textSplitter"));
+    assert!(e.message.starts_with("textSplitter is not supported"));
+    // both given: the first of the list is named
+    let e = refuse_langchain_only(&|_| true).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("tokenCounter"));
+}

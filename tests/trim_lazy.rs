@@ -337,6 +337,13 @@ fn check_partial(m: &[Message], got: &TrimmedHistory) -> std::result::Result<(),
         .map(|(_, message)| message)
         .collect();
     prop_assert_eq!(&got.partials, &expected);
+    // `messages()` gives each kept index, with its rebuilt message when it is kept in part
+    prop_assert_eq!(got.messages().count(), got.trimmed.kept.len());
+    let each = got.trimmed.kept.iter().zip(&applied);
+    for ((index, partial), (k, message)) in got.messages().zip(each) {
+        prop_assert_eq!(index, k.index);
+        prop_assert_eq!(partial, k.parts.as_ref().map(|_| message));
+    }
     let calls: std::collections::HashSet<&str> =
         applied.iter().flat_map(Message::tool_call_ids).collect();
     for id in applied.iter().flat_map(Message::tool_result_ids) {

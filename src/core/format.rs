@@ -51,4 +51,42 @@ impl Format {
             )),
         }
     }
+
+    /// The `format` argument of a free function: absent (`None`), not a string (`Some(None)`:
+    /// `INVALID_INPUT`), or a name as [`Format::parse`] reads it, refused as `INVALID_INPUT`.
+    pub fn parse_arg(given: Option<Option<&str>>) -> Result<Option<Format>> {
+        let Some(name) = given else {
+            return Ok(None);
+        };
+        let name = name.ok_or_else(|| Error::invalid_input("format", "format must be a string"))?;
+        Format::parse(name).map_err(|e| Error::invalid_input("format", e.message))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_argument_is_refused_as_input() {
+        assert_eq!(Format::parse_arg(None).unwrap(), None);
+        assert_eq!(Format::parse_arg(Some(Some("auto"))).unwrap(), None);
+        assert_eq!(
+            Format::parse_arg(Some(Some("pi"))).unwrap(),
+            Some(Format::Pi)
+        );
+        let e = Format::parse_arg(Some(None)).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_deref()),
+            ("INVALID_INPUT", Some("format"))
+        );
+        assert_eq!(e.message, "format must be a string");
+        let e = Format::parse_arg(Some(Some("xml"))).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_deref()),
+            ("INVALID_INPUT", Some("format"))
+        );
+        assert!(e.message.contains("unknown format \"xml\""));
+    }
 }

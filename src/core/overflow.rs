@@ -8,7 +8,7 @@
 //! AWS Bedrock, Mistral, OpenRouter, llama.cpp) and it is not a rate-limit, authentication or
 //! permission error (429, 401, 403), whatever its text.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A recognised context-limit error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +62,65 @@ pub const READ: ReadBounds = ReadBounds {
     text: 64 * 1024,
     items: 32,
 };
+
+/// A thrown value as the binding shows it to [`describe`].
+pub enum Thrown<V> {
+    Text(String),
+    Number(f64),
+    Bool(bool),
+    /// An array's first elements (at most [`ReadBounds::items`]).
+    Array(Vec<V>),
+    /// An object, with its first own enumerable keys (at most [`ReadBounds::items`]).
+    Object(Vec<String>),
+    /// Anything else (`undefined`, `null`, a symbol, a BigInt...).
+    Other,
+}
+
+/// A thrown value the binding reads for [`describe`], without ever throwing.
+pub trait ThrownValue: Sized {
+    /// What the value is; an array or object gives at most `items` elements or keys.
+    fn read(&self, items: usize) -> Thrown<Self>;
+    /// An object's field; `None` when it is absent, `null`, a function, or its getter threw.
+    fn field(&self, key: &str) -> Option<Self>;
+}
+
+/// A JSON view of a thrown value, within [`READ`]: past the depth or node bound a value reads as
+/// `null` (so cycles end), a text keeps its first [`ReadBounds::text`] characters, and an object
+/// gives the [`ERROR_FIELDS`] then its own keys. The input of [`classify`].
+pub fn describe<V: ThrownValue>(value: &V) -> Value {
+    describe_within(value, 0, &mut 0)
+}
+
+fn describe_within<V: ThrownValue>(value: &V, depth: usize, nodes: &mut usize) -> Value {
+    *nodes += 1;
+    if depth > READ.depth || *nodes > READ.nodes {
+        return Value::Null;
+    }
+    let keys = match value.read(READ.items) {
+        Thrown::Text(s) => return Value::String(s.chars().take(READ.text).collect()),
+        Thrown::Number(n) => {
+            return serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+        }
+        Thrown::Bool(b) => return Value::Bool(b),
+        Thrown::Array(items) => {
+            let read = items.iter().map(|v| describe_within(v, depth + 1, nodes));
+            return Value::Array(read.collect());
+        }
+        Thrown::Other => return Value::Null,
+        Thrown::Object(keys) => keys,
+    };
+    let mut out = Map::new();
+    for key in ERROR_FIELDS.iter().map(|k| (*k).to_string()).chain(keys) {
+        if out.contains_key(&key) {
+            continue;
+        }
+        if let Some(v) = value.field(&key) {
+            let read = describe_within(&v, depth + 1, nodes);
+            out.insert(key, read);
+        }
+    }
+    Value::Object(out)
+}
 
 /// The most nodes read from an error (its objects, arrays and values).
 const MAX_NODES: usize = 400;
@@ -275,7 +334,7 @@ fn requested(f: &Facts) -> Option<u64> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -296,5 +355,58 @@ mod tests {
             &json!({"status": 429, "message": "maximum context length is 10 tokens"})
         )
         .is_none());
+    }
+
+    /// A thrown value as plain JSON (an object's `null` fields read as absent).
+    impl ThrownValue for Value {
+        fn read(&self, items: usize) -> Thrown<Value> {
+            match self {
+                Value::String(s) => Thrown::Text(s.clone()),
+                Value::Number(n) => Thrown::Number(n.as_f64().unwrap()),
+                Value::Bool(b) => Thrown::Bool(*b),
+                Value::Array(a) => Thrown::Array(a.iter().take(items).cloned().collect()),
+                Value::Object(o) => Thrown::Object(o.keys().take(items).cloned().collect()),
+                Value::Null => Thrown::Other,
+            }
+        }
+        fn field(&self, key: &str) -> Option<Value> {
+            self.get(key).filter(|v| !v.is_null()).cloned()
+        }
+    }
+
+    #[test]
+    fn a_thrown_value_is_read_within_the_bounds() {
+        let long = "x".repeat(READ.text + 10);
+        let thrown = json!({"zeta": 1, "message": long, "status": 413, "gone": null,
+            "list": (0..100).collect::<Vec<_>>()});
+        let read = describe(&thrown);
+        // the error fields first, then the other own keys; null fields left out
+        let keys: Vec<&str> = read
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["message", "status", "zeta", "list"]);
+        assert_eq!(read["message"].as_str().unwrap().len(), READ.text);
+        assert_eq!(read["list"].as_array().unwrap().len(), READ.items);
+        let mut deep = json!("bottom");
+        for _ in 0..READ.depth + 1 {
+            deep = json!({ "cause": deep });
+        }
+        let mut read = &describe(&deep);
+        for _ in 0..READ.depth {
+            read = &read["cause"];
+        }
+        assert_eq!(read, &json!({ "cause": null }));
+        let wide = json!([(0..20)
+            .map(|_| (0..20).collect::<Vec<_>>())
+            .collect::<Vec<_>>()]);
+        let read = describe(&wide);
+        let rows = read[0].as_array().unwrap().iter();
+        let numbers = rows.flat_map(|r| r.as_array().into_iter().flatten());
+        let count = numbers.filter(|v| v.is_number()).count();
+        // 422 values given: those past the node bound read as null
+        assert!((250..READ.nodes).contains(&count), "{count} numbers read");
     }
 }

@@ -100,6 +100,18 @@ pub fn not_a_string(path: &str, js_type: &str) -> Error {
     Error::invalid_input(path, format!("expected a string, got {js_type}"))
 }
 
+/// Reading the caller's array threw (a getter, a Proxy): `INVALID_INPUT` at `path`, with the
+/// thrown `Error`'s message (`None`: a non-Error value was thrown).
+pub fn reading_threw(path: &str, message: Option<&str>) -> Error {
+    let detail = message.unwrap_or("a non-Error value");
+    Kind::Input.error(path, format!("reading it threw: {detail}"))
+}
+
+/// An argument that must be an array and is not: `INVALID_INPUT` at `path`.
+pub fn not_an_array(path: &str) -> Error {
+    Error::invalid_input(path, format!("{path} must be an array"))
+}
+
 /// Puts the long strings back in place of their placeholders: `long(k)` is the k-th.
 pub fn put_back_longs(json: &mut Value, long: &dyn Fn(u32) -> Option<String>) {
     let mut stack = vec![json];
@@ -169,6 +181,17 @@ mod tests {
         assert!(too_long(Kind::Input, "messages", 5e6).is_none());
         let e = too_long(Kind::Input, "messages", 5e6 + 1.0).unwrap();
         assert!(e.message.contains("longer than 5000000"));
+        let e = not_an_array("messages");
+        assert_eq!(e.code.as_str(), "INVALID_INPUT");
+        assert_eq!(e.path.as_deref(), Some("messages"));
+        assert_eq!(e.message, "messages must be an array");
+        let e = reading_threw("messages", Some("trap"));
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            ("INVALID_INPUT", "reading it threw: trap")
+        );
+        let e = reading_threw("messages", None);
+        assert_eq!(e.message, "reading it threw: a non-Error value");
     }
 
     #[test]

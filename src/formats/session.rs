@@ -127,6 +127,21 @@ impl ImportedSession {
         (Some(pi_summary_message(last)), start)
     }
 
+    /// `importSession`'s `messages` beside its `history` (the messages exported as `exported`
+    /// values): when each message is one value, the context shares the history's values from
+    /// `start` on after its own `head` ([`ImportedSession::context_parts`]); otherwise it is
+    /// exported on its own.
+    pub fn context_beside_history(&self, exported: usize) -> ContextBeside {
+        if exported != self.messages.len() {
+            return ContextBeside::Own(self.context());
+        }
+        let (head, start) = self.context_parts();
+        ContextBeside::Shared {
+            head: head.into_iter().collect(),
+            start: start.min(self.messages.len()),
+        }
+    }
+
     /// Number of tool calls and tool results across all messages.
     pub fn tool_counts(&self) -> (usize, usize) {
         let calls = self.messages.iter().map(|m| m.tool_call_ids().len()).sum();
@@ -137,6 +152,15 @@ impl ImportedSession {
             .sum();
         (calls, results)
     }
+}
+
+/// How the context is made beside the history ([`ImportedSession::context_beside_history`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContextBeside {
+    /// `head`, then the history's own values from `start` on (`start` at most its length).
+    Shared { head: Vec<Message>, start: usize },
+    /// The context's messages, exported apart from the history.
+    Own(Vec<Message>),
 }
 
 /// A pi `compactionSummary` message for a compaction record.

@@ -3,7 +3,6 @@
 
 use super::error::throw;
 pub use super::plain::to_js;
-use crate::core::error::Error;
 use crate::core::message::Message;
 use crate::core::plain_data;
 use crate::core::render::{Origin, Rendered};
@@ -30,12 +29,7 @@ pub struct Incoming {
 
 /// Imports `messages` (a JS array) in `format` (`None`: detect it).
 pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
-    if !Array::is_array(messages) {
-        return throw(Err(Error::invalid_input(
-            "messages",
-            "messages must be an array",
-        )));
-    }
+    require_array(messages, "messages")?;
     let array = super::plain::snapshot(messages, "messages")?;
     let (json, binaries) = super::plain::to_json_with_binaries(
         messages,
@@ -54,6 +48,14 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
         messages,
         binaries,
     })
+}
+
+/// Checks that an argument is an array: `INVALID_INPUT` at `path` otherwise.
+pub fn require_array(value: &JsValue, path: &str) -> Result<(), JsValue> {
+    match Array::is_array(value) {
+        true => Ok(()),
+        false => throw(Err(plain_data::not_an_array(path))),
+    }
 }
 
 /// Checks a call's options object: absent, or an object whose keys are all in `allowed`
@@ -98,10 +100,10 @@ pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
     for r in rendered {
         match r.origin {
             Origin::Input(i) => {
-                out.push(&incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)));
+                out.push(&at(&incoming.array, i));
             }
             Origin::Changed(i) => {
-                let original = incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
+                let original = at(&incoming.array, i);
                 for value in incoming.format.export(std::slice::from_ref(&r.message)) {
                     out.push(&super::plain::with_binaries(
                         &value,
@@ -122,9 +124,12 @@ pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
 
 /// The caller's messages at `indices`, as they are.
 pub fn originals(incoming: &Incoming, indices: impl Iterator<Item = usize>) -> Array {
-    indices
-        .map(|i| incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX)))
-        .collect()
+    indices.map(|i| at(&incoming.array, i)).collect()
+}
+
+/// `array[index]` (`undefined` past its end, or for an index beyond `u32`).
+pub fn at(array: &Array, index: usize) -> JsValue {
+    u32::try_from(index).map_or(JsValue::UNDEFINED, |i| array.get(i))
 }
 
 /// Sets `key` on a JS object (results, requests, events); a failing setter is ignored.

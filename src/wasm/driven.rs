@@ -14,7 +14,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::continuing::{set_mode, Continuing};
-use super::convert::{get, set, to_js};
+use super::convert::{at, get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
 use crate::core::options::{Options, FUNCTION_KEYS};
@@ -186,7 +186,7 @@ impl Driven {
         let messages: Array = piece
             .message_indices
             .iter()
-            .map(|&i| r.all.get(u32::try_from(i).unwrap_or(u32::MAX)))
+            .map(|&i| at(&r.all, i))
             .collect();
         set(&obj, "messages", &messages);
         let options = self.host.owner().options();
@@ -341,19 +341,11 @@ impl ReportedValue for Reported<'_> {
         }
         let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
             Ok(checked) => checked,
-            Err(e) => {
-                return StateField::Unreadable {
-                    message: "the summarizer's state is nested too deeply or too large".into(),
-                    cause: Some(keep(self.values, e)),
-                }
-            }
+            Err(e) => return StateField::too_large(keep(self.values, e)),
         };
         match serde_wasm_bindgen::from_value(checked.value) {
             Ok(value) => StateField::Given(value),
-            Err(e) => StateField::Unreadable {
-                message: format!("the summarizer's state is not plain data: {e}"),
-                cause: None,
-            },
+            Err(e) => StateField::not_plain(&e.to_string()),
         }
     }
 

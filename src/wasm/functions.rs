@@ -1,20 +1,21 @@
 //! Free functions over message arrays: `validateMessages`, `repairMessages`, `trimMessages`,
 //! `importSession`.
 
-use super::convert::{incoming, outgoing, to_js};
+use super::convert::{get, incoming, outgoing, set, to_js};
 use super::error::throw;
 use super::on_demand::OnDemandMessages;
 use super::options::exact;
-use crate::core::error::Error;
+use super::plain::Kind;
 use crate::core::estimate::{Counter, Estimator};
-use crate::core::message::{Message, Part};
+use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
 use crate::core::repair::repair;
 use crate::core::report;
-use crate::core::trim::{trim, trim_history, TrimOptions, LANGCHAIN_ONLY};
+use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
 use crate::core::validate::validate;
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
+use crate::formats::session::ContextBeside;
 use crate::formats::{Codec, Format};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -26,24 +27,17 @@ extern "C" {
     pub type FormatArg;
 }
 
+/// The `format` argument ([`Format::parse_arg`]).
 fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
-    let Some(name) = format.map(|f| f.as_string()) else {
-        return Ok(None);
-    };
-    let name = name.ok_or_else(|| Error::invalid_input("format", "format must be a string"));
-    throw(
-        name.and_then(|n| Format::parse(&n).map_err(|e| Error::invalid_input("format", e.message))),
-    )
+    let name = format.map(|f| f.as_string());
+    throw(Format::parse_arg(name.as_ref().map(Option::as_deref)))
 }
 
 /// LangChain's `trimMessages` options that have no meaning here, refused by name.
 pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
-    for (key, message) in LANGCHAIN_ONLY {
-        if !super::convert::get(options, key).is_undefined() {
-            return throw(Err(Error::invalid_option(key, message)));
-        }
-    }
-    Ok(())
+    throw(trim::refuse_langchain_only(&|key| {
+        !get(options, key).is_undefined()
+    }))
 }
 
 /// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.
@@ -55,7 +49,7 @@ pub fn trim_messages(
     #[wasm_bindgen(unchecked_param_type = "TrimOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     refuse_langchain_only(&options)?;
-    let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
+    let json = super::plain::to_json(&options, "options", Kind::Options, "options")?;
     let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
     let Some(on_demand) = OnDemandMessages::new(&messages, format)? else {
         return trim_whole(&messages, &trim_options, tokenizer, format);
@@ -79,9 +73,7 @@ fn trim_whole(
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(messages, format)?;
     let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
-    let tokens = estimator.estimate_all(&incoming.messages).per_message;
-    let cost = |p: &Part| estimator.part_tokens(p);
-    let trimmed = throw(trim(&incoming.messages, &tokens, &cost, trim_options))?;
+    let trimmed = throw(trim_estimated(&incoming.messages, &estimator, trim_options))?;
     let rendered = trimmed.rendered(&incoming.messages);
     Ok(outgoing(&incoming, &rendered).into())
 }
@@ -121,16 +113,13 @@ pub fn repair_messages(
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
     let repaired = repair(incoming.messages);
-    let out = js_sys::Array::new();
-    for value in incoming.format.export(&repaired.messages) {
-        out.push(&super::plain::with_binaries(
-            &value,
-            incoming.binaries.as_ref(),
-            &JsValue::UNDEFINED,
-        ));
-    }
+    let binaries = incoming.binaries.as_ref();
+    let exported = incoming.format.export(&repaired.messages);
+    let out: js_sys::Array = (exported.iter())
+        .map(|value| super::plain::with_binaries(value, binaries, &JsValue::UNDEFINED))
+        .collect();
     let result = to_js(&json!({ "actions": report::repair_actions(&repaired.actions) }));
-    super::convert::set(&result, "messages", &out);
+    set(&result, "messages", &out);
     Ok(result)
 }
 
@@ -151,29 +140,22 @@ pub fn import_session(
     let format = session.format;
     let history_values = format.export(&session.messages);
     let history = js_sys::Array::from(&to_js(&history_values));
-    // The live context is the history from a point on, after a summary when the file recorded a
-    // compaction: its messages are the same objects as the history's (when each message is one
-    // value in the format), converted once.
-    let (head, start) = session.context_parts();
-    let messages = if history_values.len() == session.messages.len() {
-        let head: Vec<Message> = head.into_iter().collect();
-        let head = js_sys::Array::from(&to_js(&format.export(&head)));
-        let from = u32::try_from(start.min(session.messages.len())).unwrap_or(u32::MAX);
-        head.concat(&history.slice(from, history.length()))
-    } else {
-        js_sys::Array::from(&to_js(&format.export(&session.context())))
+    // The live context shares the history's objects where it can: they are converted once.
+    let messages = match session.context_beside_history(history_values.len()) {
+        ContextBeside::Shared { head, start } => {
+            let head = js_sys::Array::from(&to_js(&format.export(&head)));
+            let from = u32::try_from(start).unwrap_or(u32::MAX);
+            head.concat(&history.slice(from, history.length()))
+        }
+        ContextBeside::Own(context) => js_sys::Array::from(&to_js(&format.export(&context))),
     };
-    let out = js_sys::Object::new();
-    for (key, value) in [
-        ("format", JsValue::from_str(format.as_str())),
-        ("messages", messages.into()),
-        ("history", history.into()),
-        ("compactions", to_js(&session.compactions_json())),
-        ("warnings", to_js(&session.warnings)),
-    ] {
-        js_sys::Reflect::set(&out, &JsValue::from_str(key), &value)?;
-    }
-    Ok(out.into())
+    let out = to_js(
+        &json!({"format": format.as_str(), "messages": null, "history": null,
+        "compactions": session.compactions_json(), "warnings": session.warnings}),
+    );
+    set(&out, "messages", &messages);
+    set(&out, "history", &history);
+    Ok(out)
 }
 
 /// Messages of one format written in another (see `formats::convert`). The array has a
@@ -181,33 +163,17 @@ pub fn import_session(
 #[wasm_bindgen(js_name = convertMessages, skip_typescript)]
 pub fn convert_messages(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     super::convert::check_keys(&options, &["from", "to", "unansweredCalls"])?;
-    let json = super::plain::to_json(&options, "options", super::plain::Kind::Options, "options")?;
+    let json = super::plain::to_json(&options, "options", Kind::Options, "options")?;
     let (from, to) = throw(parse_formats(&json))?;
-    if !js_sys::Array::is_array(&messages) {
-        return throw(Err(Error::invalid_input(
-            "messages",
-            "messages must be an array",
-        )));
-    }
-    let input = super::plain::to_json(
-        &messages,
-        "messages",
-        super::plain::Kind::Stored,
-        "messages",
-    )?;
+    super::convert::require_array(&messages, "messages")?;
+    let input = super::plain::to_json(&messages, "messages", Kind::Stored, "messages")?;
     let convert_options = throw(ConvertOptions::parse(&json))?;
     let converted = throw(convert_with(&input, from, to, convert_options))?;
     let out = to_js(&converted.messages);
-    let descriptor = js_sys::Object::new();
-    js_sys::Reflect::set(
-        &descriptor,
-        &JsValue::from_str("value"),
-        &to_js(&converted.answered),
-    )?;
-    js_sys::Object::define_property(
-        out.unchecked_ref::<js_sys::Object>(),
-        &JsValue::from_str("answeredCalls"),
-        &descriptor,
-    );
+    // Non-enumerable, as a descriptor of `value` alone defines it.
+    let descriptor = to_js(&json!({ "value": converted.answered }));
+    let key = JsValue::from_str("answeredCalls");
+    let target: &js_sys::Object = out.unchecked_ref();
+    js_sys::Object::define_property(target, &key, descriptor.unchecked_ref());
     Ok(out)
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::throw;
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 use crate::core::estimate::Estimator;
 use crate::core::message::Message;
 use crate::core::trim::{TrimSource, TrimmedHistory};
@@ -38,12 +38,7 @@ impl OnDemandMessages {
         messages: &JsValue,
         format: Option<Format>,
     ) -> std::result::Result<Option<Self>, JsValue> {
-        if !Array::is_array(messages) {
-            return throw(Err(Error::invalid_input(
-                "messages",
-                "messages must be an array",
-            )));
-        }
+        super::convert::require_array(messages, "messages")?;
         let array = super::plain::snapshot(messages, "messages")?;
         let Some(view) = super::plain::on_demand(&array, format.is_none()) else {
             return Ok(None);
@@ -75,23 +70,14 @@ impl OnDemandMessages {
     /// The kept messages: the caller's objects, those kept in part rebuilt in the caller's format.
     pub fn output(&self, kept: &TrimmedHistory) -> Array {
         let out = Array::new();
-        let mut partials = kept.partials.iter();
-        for k in &kept.trimmed.kept {
-            let original = self.array.get(u32::try_from(k.index).unwrap_or(u32::MAX));
-            let partial = if k.parts.is_some() {
-                partials.next()
-            } else {
-                None
+        for (index, partial) in kept.messages() {
+            let original = super::convert::at(&self.array, index);
+            let Some(message) = partial else {
+                out.push(&original);
+                continue;
             };
-            match partial {
-                Some(message) => {
-                    for value in self.format.export(std::slice::from_ref(message)) {
-                        out.push(&super::plain::with_binaries(&value, None, &original));
-                    }
-                }
-                _ => {
-                    out.push(&original);
-                }
+            for value in self.format.export(std::slice::from_ref(message)) {
+                out.push(&super::plain::with_binaries(&value, None, &original));
             }
         }
         out
@@ -112,10 +98,7 @@ impl TrimSource<'static> for Source<'_> {
 
     fn read(&self, index: usize) -> Result<Cow<'static, Message>> {
         let path = format!("messages[{index}]");
-        let value = self
-            .messages
-            .plain
-            .get(u32::try_from(index).unwrap_or(u32::MAX));
+        let value = super::convert::at(&self.messages.plain, index);
         let json = super::plain::json_of(&value, &path, super::plain::Kind::Input, "messages")?;
         (self.import)(&json, &path).map(Cow::Owned)
     }

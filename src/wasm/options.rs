@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::error::throw;
 use crate::core::error::Error;
 use crate::core::estimate::Estimator;
-use crate::core::options::{Options, Tokenizer, FUNCTION_KEYS};
+use crate::core::options::{callback_slot, not_a_function, Options, Tokenizer};
 use crate::core::tokens::Encoding;
 use std::rc::Rc;
 
@@ -67,12 +67,9 @@ pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
         if value.is_undefined() {
             continue;
         }
-        let builtin = name == "summarize" && value.is_string();
-        let callback = FUNCTION_KEYS.iter().position(|k| *k == name);
-        if let Some(k) = callback.filter(|_| !builtin) {
+        if let Some(k) = callback_slot(&name, value.is_string()) {
             let Some(f) = value.dyn_ref::<Function>() else {
-                let message = format!("{name} must be a function");
-                return throw(Err(Error::invalid_option(name, message)));
+                return throw(Err(not_a_function(&name)));
             };
             if let Some(slot) = callbacks.slots().into_iter().nth(k) {
                 *slot = Some(f.clone());

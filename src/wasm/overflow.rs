@@ -1,70 +1,48 @@
 //! Context-limit errors from JS: `isContextOverflowError`, `describeContextOverflow` and
 //! `withOverflowRecovery` (force a compaction and retry once: `js/driver.mjs`, on this
 //! classification). The classification, and which fields of a thrown value it reads within which
-//! bounds, are the core's (`core::overflow`); this file turns a thrown JS value into JSON, safely.
+//! bounds, are the core's (`core::overflow`); this file shows it a thrown JS value.
 
 use js_sys::{Array, Object, Reflect};
-use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::core::overflow::{classify, Overflow, ERROR_FIELDS, READ};
+use crate::core::overflow::{classify, describe, Overflow, Thrown, ThrownValue};
 
-/// A JSON view of a thrown value: bounded in depth, size and length, never throwing (a getter
-/// that throws is skipped; cycles end at the depth bound).
-fn describe(value: &JsValue, depth: usize, nodes: &mut usize) -> Value {
-    *nodes += 1;
-    if depth > READ.depth || *nodes > READ.nodes {
-        return Value::Null;
-    }
-    if let Some(s) = value.as_string() {
-        return Value::String(s.chars().take(READ.text).collect());
-    }
-    if let Some(n) = value.as_f64() {
-        return serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number);
-    }
-    if let Some(b) = value.as_bool() {
-        return Value::Bool(b);
-    }
-    if Array::is_array(value) {
-        let array = Array::from(value);
-        return Value::Array(
-            array
-                .iter()
-                .take(READ.items)
-                .map(|v| describe(&v, depth + 1, nodes))
-                .collect(),
-        );
-    }
-    if !value.is_object() {
-        return Value::Null;
-    }
-    let mut out = Map::new();
-    let mut keys: Vec<String> = ERROR_FIELDS.iter().map(|k| (*k).to_string()).collect();
-    let object: &Object = value.unchecked_ref();
-    keys.extend(
-        Object::keys(object)
-            .iter()
-            .filter_map(|k| k.as_string())
-            .take(READ.items),
-    );
-    for key in keys {
-        if out.contains_key(&key) {
-            continue;
+/// A thrown JS value, read by the core's bounded walk ([`describe`]).
+struct Js(JsValue);
+
+impl ThrownValue for Js {
+    fn read(&self, items: usize) -> Thrown<Js> {
+        let value = &self.0;
+        if let Some(s) = value.as_string() {
+            return Thrown::Text(s);
         }
-        let Ok(v) = Reflect::get(value, &JsValue::from_str(&key)) else {
-            continue;
-        };
-        if v.is_undefined() || v.is_null() || v.is_function() {
-            continue;
+        if let Some(n) = value.as_f64() {
+            return Thrown::Number(n);
         }
-        out.insert(key, describe(&v, depth + 1, nodes));
+        if let Some(b) = value.as_bool() {
+            return Thrown::Bool(b);
+        }
+        if Array::is_array(value) {
+            return Thrown::Array(Array::from(value).iter().take(items).map(Js).collect());
+        }
+        if !value.is_object() {
+            return Thrown::Other;
+        }
+        let object: &Object = value.unchecked_ref();
+        let keys = Object::keys(object).into_iter();
+        Thrown::Object(keys.filter_map(|k| k.as_string()).take(items).collect())
     }
-    Value::Object(out)
+
+    fn field(&self, key: &str) -> Option<Js> {
+        let v = Reflect::get(&self.0, &JsValue::from_str(key)).ok()?;
+        let absent = v.is_undefined() || v.is_null() || v.is_function();
+        (!absent).then_some(Js(v))
+    }
 }
 
 fn overflow_of(error: &JsValue) -> Option<Overflow> {
-    let mut nodes = 0;
-    classify(&describe(error, 0, &mut nodes))
+    classify(&describe(&Js(error.clone())))
 }
 
 /// True when `error` is a provider's "the prompt does not fit the context window" error (OpenAI

@@ -140,11 +140,8 @@ pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
         return Err(error_to_js(&e, None));
     }
     snapshot_array(array).map_err(|e| {
-        let detail = error_message(&e).unwrap_or_else(|| "a non-Error value".to_string());
-        error_to_js(
-            &Kind::Input.error(path, format!("reading it threw: {detail}")),
-            None,
-        )
+        let error = plain_data::reading_threw(path, error_message(&e).as_deref());
+        error_to_js(&error, None)
     })
 }
 

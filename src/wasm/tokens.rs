@@ -1,7 +1,7 @@
 //! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
 
 use super::error::{throw, to_js};
-use crate::core::error::{Error, ErrorCode};
+use crate::core::options::Tokenizer;
 use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
 use js_sys::Uint8Array;
 use std::cell::RefCell;
@@ -32,13 +32,7 @@ pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
     let Some(loader) = super::env::encoding_loader() else {
         return throw(REGISTRY.with(|r| r.borrow().require(name)));
     };
-    let unavailable = |cause: Option<&JsValue>| {
-        let message = format!(
-            "the {} rank table could not be loaded from the package directory",
-            name.as_str()
-        );
-        to_js(&Error::new(ErrorCode::EncodingUnavailable, message), cause)
-    };
+    let unavailable = |cause: Option<&JsValue>| to_js(&EncodingRegistry::unloadable(name), cause);
     let bytes = loader
         .call1(&JsValue::UNDEFINED, &JsValue::from_str(name.as_str()))
         .map_err(|cause| unavailable(Some(&cause)))?;
@@ -61,11 +55,12 @@ pub fn estimate_tokens(
     tokenizer: Option<TokenizerArg>,
 ) -> Result<usize, JsValue> {
     let text = super::convert::text_arg(&text, "text")?;
-    let text = text.as_str();
-    match tokenizer {
-        None => Ok(heuristic::estimate(text)),
-        Some(t) if t.as_string().as_deref() == Some("heuristic") => Ok(heuristic::estimate(text)),
-        Some(t) => Ok(encoding(parse_encoding(&t, "tokenizer")?)?.count(text)),
+    let tokenizer = tokenizer.map(|t| t.as_string());
+    match throw(Tokenizer::parse_arg(
+        tokenizer.as_ref().map(Option::as_deref),
+    ))? {
+        Tokenizer::Heuristic => Ok(heuristic::estimate(&text)),
+        Tokenizer::Exact(name) => Ok(encoding(name)?.count(&text)),
     }
 }
 

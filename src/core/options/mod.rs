@@ -34,6 +34,17 @@ pub enum Tokenizer {
     Exact(EncodingName),
 }
 
+impl Tokenizer {
+    /// `estimateTokens`' `tokenizer` argument: absent or `"heuristic"`, else an encoding name
+    /// ([`EncodingName::parse_arg`]: `INVALID_INPUT` at `tokenizer`; `Some(None)`: not a string).
+    pub fn parse_arg(given: Option<Option<&str>>) -> Result<Tokenizer> {
+        match given {
+            None | Some(Some("heuristic")) => Ok(Tokenizer::Heuristic),
+            Some(name) => EncodingName::parse_arg(name, "tokenizer").map(Tokenizer::Exact),
+        }
+    }
+}
+
 /// Everything the options say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -96,6 +107,21 @@ pub const FUNCTION_KEYS: [&str; 5] = [
     "onProgress",
     "onError",
 ];
+
+/// The slot in [`FUNCTION_KEYS`] of an options key the binding reads as a callback; `None` for
+/// the JSON part, where `summarize` given as a string (`"extractive"`) also goes.
+pub fn callback_slot(key: &str, is_string: bool) -> Option<usize> {
+    let builtin = key == "summarize" && is_string;
+    FUNCTION_KEYS
+        .iter()
+        .position(|k| *k == key)
+        .filter(|_| !builtin)
+}
+
+/// A callback key given something other than a function: `INVALID_OPTIONS` at `key`.
+pub fn not_a_function(key: &str) -> Error {
+    Error::invalid_option(key, format!("{key} must be a function"))
+}
 
 /// Every key of a `Compactor`'s options object the core reads, the function-valued ones
 /// included: the one list behind the unknown-option check (`js/types/options.d.ts` declares the
@@ -167,10 +193,7 @@ pub fn parse_with(value: &Value, extra: &[&'static str]) -> Result<Options> {
     };
     for key in FUNCTION_KEYS.into_iter().filter(|k| *k != "summarize") {
         if r.value(key).is_some() {
-            return Err(Error::invalid_option(
-                key,
-                format!("{key} must be a function"),
-            ));
+            return Err(not_a_function(key));
         }
     }
     let preset = match r.string("preset")? {

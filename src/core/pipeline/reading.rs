@@ -55,6 +55,25 @@ pub trait ReportedValue {
     fn detail(&self) -> String;
 }
 
+impl StateField {
+    /// A `state` too deep or too large to read; `cause` is the binding's refusal.
+    pub fn too_large(cause: ValueId) -> StateField {
+        let message = "the summarizer's state is nested too deeply or too large".into();
+        StateField::Unreadable {
+            message,
+            cause: Some(cause),
+        }
+    }
+
+    /// A `state` that is not plain data (`detail`: what reading it said).
+    pub fn not_plain(detail: &str) -> StateField {
+        StateField::Unreadable {
+            message: format!("the summarizer's state is not plain data: {detail}"),
+            cause: None,
+        }
+    }
+}
+
 /// The event for a report of `kind` (about call `call`, for a summarizer call's end) on a step
 /// that [`Awaits`] `awaits`.
 pub fn event(
@@ -181,6 +200,23 @@ mod tests {
                 end: CallEnd::Aborted(ValueId(0))
             }
         );
+    }
+
+    #[test]
+    fn an_unreadable_state_says_why() {
+        let StateField::Unreadable { message, cause } = StateField::too_large(ValueId(4)) else {
+            panic!("readable");
+        };
+        assert!(message.contains("nested too deeply or too large"));
+        assert_eq!(cause, Some(ValueId(4)));
+        let StateField::Unreadable { message, cause } = StateField::not_plain("a function") else {
+            panic!("readable");
+        };
+        assert_eq!(
+            message,
+            "the summarizer's state is not plain data: a function"
+        );
+        assert_eq!(cause, None);
     }
 
     #[test]

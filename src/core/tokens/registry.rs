@@ -34,6 +34,16 @@ impl EncodingRegistry {
         Ok(encoding)
     }
 
+    /// `ENCODING_UNAVAILABLE` when the entry point's loader failed to give the rank table of
+    /// `name` from the package directory.
+    pub fn unloadable(name: EncodingName) -> Error {
+        let message = format!(
+            "the {} rank table could not be loaded from the package directory",
+            name.as_str()
+        );
+        Error::new(ErrorCode::EncodingUnavailable, message)
+    }
+
     /// The encoding, or `ENCODING_UNAVAILABLE` saying how to load it.
     pub fn require(&self, name: EncodingName) -> Result<Rc<Encoding>> {
         self.get(name).ok_or_else(|| {
@@ -45,5 +55,20 @@ impl EncodingRegistry {
                 ),
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unloadable_table_is_encoding_unavailable() {
+        let e = EncodingRegistry::unloadable(EncodingName::Cl100kBase);
+        assert_eq!(e.code, ErrorCode::EncodingUnavailable);
+        assert_eq!(
+            e.message,
+            "the cl100k_base rank table could not be loaded from the package directory"
+        );
     }
 }

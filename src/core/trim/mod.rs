@@ -57,6 +57,7 @@ mod rules;
 pub use history::TrimSource;
 
 use crate::core::error::{Error, Result};
+use crate::core::estimate::Estimator;
 use crate::core::message::{Message, Part, Role};
 use crate::core::render::{Origin, Rendered};
 use history::{Direction, History, Slice};
@@ -225,6 +226,24 @@ pub const LANGCHAIN_ONLY: [(&str, &str); 2] = [
     ),
 ];
 
+/// Refuses the first of [`LANGCHAIN_ONLY`] that is `given` (`INVALID_OPTIONS` at its key).
+pub fn refuse_langchain_only(given: &dyn Fn(&str) -> bool) -> Result<()> {
+    match LANGCHAIN_ONLY.iter().find(|(key, _)| given(key)) {
+        Some((key, message)) => Err(Error::invalid_option(*key, *message)),
+        None => Ok(()),
+    }
+}
+
+/// [`trim`] counting with `estimator` (`trimMessages` on an array converted whole).
+pub fn trim_estimated(
+    messages: &[Message],
+    estimator: &Estimator,
+    options: &TrimOptions,
+) -> Result<Trimmed> {
+    let tokens = estimator.estimate_all(messages).per_message;
+    trim(messages, &tokens, &|p| estimator.part_tokens(p), options)
+}
+
 /// Trims `messages` (with `tokens[i]` the cost of message `i`, `part_cost` the cost of one part)
 /// to at most `options.max_tokens`, by the rules of the module documentation. Never separates a
 /// tool call from its results. Errors: invalid options, or `tokens` of the wrong length.
@@ -263,6 +282,22 @@ pub struct TrimmedHistory {
     /// parts (its `original` kept, so exporters can lay the changed content over the caller's
     /// object).
     pub partials: Vec<Message>,
+}
+
+impl TrimmedHistory {
+    /// Each kept message in order: its index in the history, and the message rebuilt with only
+    /// its kept parts when it is kept in part (`None`: kept whole, as the caller gave it).
+    pub fn messages(&self) -> impl Iterator<Item = (usize, Option<&Message>)> {
+        let mut partials = self.partials.iter();
+        self.trimmed.kept.iter().map(move |k| {
+            let partial = if k.parts.is_some() {
+                partials.next()
+            } else {
+                None
+            };
+            (k.index, partial)
+        })
+    }
 }
 
 /// [`trim`] over a history read on demand: the same messages are kept, and only the messages the
