@@ -122,7 +122,7 @@ mod tests {
             later_rounds_note: None,
             question: Some("What did we do?".into()),
             continue_message: Some("Continue".into()),
-            turn_context: crate::core::summary::job::default_turn_context(),
+            turn_context: crate::core::summary::prompt::default_turn_context(),
         }
     }
 

@@ -167,7 +167,7 @@ impl Settings {
                 later_rounds_note: None,
                 question: None,
                 continue_message: None,
-                turn_context: crate::core::summary::job::default_turn_context(),
+                turn_context: crate::core::summary::prompt::default_turn_context(),
             },
             estimation: Estimation::Heuristic,
             transcript: TranscriptOptions { tool_output_chars: 2_000, include_reasoning: false, tool_allow: None, style: TranscriptStyle::Standard, trim: true },

@@ -31,9 +31,8 @@ use crate::core::error::{Error, Result};
 
 use super::anthropic;
 use super::json_path::{as_object, opt_u64};
-use super::pi_session::at_line;
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
-use super::session_file::{check_writer, parse_lines, Lines, ReadOptions};
+use super::session_lines::{at_line, check_writer, parse_lines, Lines, ReadOptions};
 use super::Format;
 
 /// A message being assembled from one or more lines.
@@ -63,7 +62,7 @@ pub fn import_claude_code_with(text: &str, options: ReadOptions) -> Result<Impor
     import_claude_code_lines(parse_lines(text, options)?)
 }
 
-/// Imports a Claude Code transcript from its lines, read by [`super::session_file::LineReader`] (a piece at a
+/// Imports a Claude Code transcript from its lines, read by [`super::session_lines::LineReader`] (a piece at a
 /// time) or [`parse_lines`].
 pub fn import_claude_code_lines(read: Lines) -> Result<ImportedSession> {
     check_writer(&read.lines, SessionSource::ClaudeCode)?;

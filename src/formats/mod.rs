@@ -23,6 +23,7 @@ pub mod session;
 pub mod session_context;
 pub mod session_file;
 pub mod session_input;
+pub mod session_lines;
 pub mod session_log;
 
 use serde_json::Value;

@@ -21,7 +21,7 @@ use crate::core::error::{Error, Result};
 
 use super::json_path::{as_object, opt_str, opt_u64, req_str};
 use super::session::{CompactionRecord, EntryRef, ImportedSession, SessionSource};
-use super::session_file::{check_writer, parse_lines, Lines, ReadOptions};
+use super::session_lines::{at_line, check_writer, parse_lines, Lines, ReadOptions};
 use super::{pi, Format};
 
 /// One parsed line.
@@ -39,20 +39,6 @@ impl Line {
     }
 }
 
-/// Prefixes an error with its line: the message starts with `line N: ` and the path with
-/// `line N`.
-pub(crate) fn at_line(line: usize, err: Error) -> Error {
-    let path = match &err.path {
-        Some(p) => format!("line {line}.{p}"),
-        None => format!("line {line}"),
-    };
-    Error {
-        code: err.code,
-        message: format!("line {line}: {}", err.message),
-        path: Some(path),
-    }
-}
-
 /// Imports a pi session file, leaving out an incomplete last line (see
 /// [`import_pi_session_with`]).
 pub fn import_pi_session(text: &str) -> Result<ImportedSession> {
@@ -65,7 +51,7 @@ pub fn import_pi_session_with(text: &str, options: ReadOptions) -> Result<Import
     import_pi_session_lines(parse_lines(text, options)?)
 }
 
-/// Imports a pi session file from its lines, read by [`super::session_file::LineReader`] (a piece at a
+/// Imports a pi session file from its lines, read by [`super::session_lines::LineReader`] (a piece at a
 /// time) or [`parse_lines`].
 pub fn import_pi_session_lines(read: Lines) -> Result<ImportedSession> {
     for (number, value) in &read.lines {

@@ -14,7 +14,8 @@ use crate::core::summary::SummaryMode;
 
 use super::price::{Prices, Provider};
 use super::request::{key_of, Block, Request, Ttl};
-use super::rules::{bill, CacheUsage, ANTHROPIC_MAX_BREAKPOINTS};
+use super::rules::{bill, ANTHROPIC_MAX_BREAKPOINTS};
+use super::usage::CacheUsage;
 
 /// What a cost estimate needs to know.
 #[derive(Clone, Debug)]

@@ -5,7 +5,8 @@
 //!   equal, and an optional cache marker with its TTL.
 //! - [`rules`] holds each provider's cache rules (Anthropic's explicit breakpoints, OpenAI's
 //!   automatic prefix caching, Gemini's implicit caching) and applies them to a previous request
-//!   and the next one: how many tokens are read from the cache, written to it and sent fresh.
+//!   and the next one: how many tokens are read from the cache, written to it and sent fresh
+//!   ([`usage`]).
 //! - [`price`] turns those counts into input-token equivalents and a price from a small table
 //!   that callers may override; [`settings`] the options that choose them.
 //! - [`compaction`] builds the two requests a compaction may send (the conversation continued
@@ -20,10 +21,12 @@ pub mod price;
 pub mod request;
 pub mod rules;
 pub mod settings;
+pub mod usage;
 
 pub use compaction::{estimate, CompactionCost, CostInput, ModeCost};
 pub use forecast::forecast;
 pub use price::{Prices, Provider};
 pub use request::{Block, Request, Ttl};
-pub use rules::{bill, CacheUsage};
+pub use rules::bill;
 pub use settings::CostSettings;
+pub use usage::CacheUsage;

@@ -7,7 +7,7 @@
 //! input 1.25, output 10, cached input 0.1×, no write charge; Gemini 2.5 Pro (prompts up to 200k
 //! tokens): input 1.25, output 10, implicit cache hits 0.1×, no write charge.
 
-use super::rules::CacheUsage;
+use super::usage::CacheUsage;
 
 /// Whose cache rules and prices apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

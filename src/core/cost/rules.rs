@@ -21,6 +21,7 @@ use crate::core::error::{Error, Result};
 
 use super::price::Provider;
 use super::request::{Request, Ttl};
+use super::usage::CacheUsage;
 
 /// The most `cache_control` markers Anthropic accepts in one request.
 pub const ANTHROPIC_MAX_BREAKPOINTS: usize = 4;
@@ -38,41 +39,6 @@ pub const OPENAI_INCREMENT: usize = 128;
 pub const ANTHROPIC_MIN_TOKENS: usize = 1_024;
 /// Gemini 2.5 Pro's and Flash's minimum for implicit caching (Gemini 3 models need 4,096).
 pub const GEMINI_MIN_TOKENS: usize = 2_048;
-
-/// How the tokens of one request are billed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CacheUsage {
-    /// Input tokens billed at the full price.
-    pub fresh: usize,
-    /// Tokens read from the cache.
-    pub read: usize,
-    /// Tokens written to a 5-minute cache entry (Anthropic).
-    pub write_5m: usize,
-    /// Tokens written to a 1-hour cache entry (Anthropic).
-    pub write_1h: usize,
-}
-
-impl CacheUsage {
-    /// All input tokens of the request.
-    pub fn total(&self) -> usize {
-        self.fresh + self.read + self.write_5m + self.write_1h
-    }
-
-    /// Tokens written, whatever their TTL.
-    pub fn written(&self) -> usize {
-        self.write_5m + self.write_1h
-    }
-
-    /// The sum of two requests' usage (a compaction of several summarizer calls).
-    pub fn plus(self, other: CacheUsage) -> CacheUsage {
-        CacheUsage {
-            fresh: self.fresh + other.fresh,
-            read: self.read + other.read,
-            write_5m: self.write_5m + other.write_5m,
-            write_1h: self.write_1h + other.write_1h,
-        }
-    }
-}
 
 /// How `next` is billed by `provider` when `previous` (if any) was the last request sent with the
 /// same model and account. `min_tokens` overrides the provider's shortest cacheable prefix.

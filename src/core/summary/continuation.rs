@@ -13,36 +13,9 @@
 //! conversation above, after a lead that tells the model to stop the task and answer with text.
 
 use super::job::{PieceRequest, Purpose};
+pub use super::mode::SummaryMode;
 use super::prompt::{render, Templates, NONE};
 use crate::core::settings::Settings;
-
-/// Which request a compaction hands the summarizer by default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SummaryMode {
-    /// A transcript prompt under the summarizer's system prompt.
-    Transcript,
-    /// The conversation continued with the summary instruction.
-    Continue,
-}
-
-impl SummaryMode {
-    /// `"transcript"` or `"continue"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SummaryMode::Transcript => "transcript",
-            SummaryMode::Continue => "continue",
-        }
-    }
-
-    /// Parses a name of [`SummaryMode::as_str`].
-    pub fn parse(name: &str) -> Option<SummaryMode> {
-        match name {
-            "transcript" => Some(SummaryMode::Transcript),
-            "continue" => Some(SummaryMode::Continue),
-            _ => None,
-        }
-    }
-}
 
 /// The lead of the continuing instruction; `{round}` is the compaction round.
 pub const CONTINUE_LEAD: &str = "Stop working on the task for a moment: the conversation above \

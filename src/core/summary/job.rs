@@ -70,15 +70,6 @@ fn fit(text: &str, max_tokens: usize, estimate: &dyn Fn(&str) -> usize) -> Strin
     }
 }
 
-/// The heading of the split-turn section of the finished summary (ours).
-pub const TURN_CONTEXT_HEADING: &str = "## Turn Context (split turn)";
-
-/// What joins the history summary and the split-turn section by default: [`TURN_CONTEXT_HEADING`]
-/// between blank lines.
-pub fn default_turn_context() -> String {
-    format!("\n\n{TURN_CONTEXT_HEADING}\n\n")
-}
-
 /// Identifies one request of a job; unique within the job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PieceId(pub u32);
@@ -137,7 +128,7 @@ pub struct PieceRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finished {
     /// The history summary, then a split-turn section when a split turn's prefix was summarized
-    /// (introduced by the style's `turn_context`, [`TURN_CONTEXT_HEADING`] by default), then the digest items the summary missed (see [`append_to`]). When no piece
+    /// (introduced by the style's `turn_context`, [`TURN_CONTEXT_HEADING`](super::prompt::TURN_CONTEXT_HEADING) by default), then the digest items the summary missed (see [`append_to`]). When no piece
     /// had anything to show (e.g. an allow-list left every summarized message out) and there is no
     /// earlier summary, it holds only the appended digest, or nothing.
     pub summary: String,

@@ -19,7 +19,8 @@
 //! - [`pieces`] builds the pieces of one compaction (history, split-turn prefix, their chunks),
 //!   for the job and the cost forecast alike.
 //! - [`chunk`] cuts a transcript too large for one request into chunks.
-//! - [`continuation`] the request modes, and the instruction and cache markers of a request that
+//! - [`mode`] the two request shapes ([`SummaryMode`]).
+//! - [`continuation`] the instruction and cache markers of a request that
 //!   continues the conversation.
 //! - [`job`] drives the summarizer calls of one compaction (history and split-turn prefix in
 //!   parallel, chunks in sequence, a rollup) and validates every answer.
@@ -34,6 +35,7 @@ pub mod error_line;
 pub mod extractive;
 pub mod hidden_list;
 pub mod job;
+pub mod mode;
 pub mod pending;
 pub mod pieces;
 pub mod preset_prompts;
@@ -43,11 +45,9 @@ pub mod retention;
 pub mod transcript;
 pub mod trim;
 
-pub use continuation::SummaryMode;
 pub use digest::{append_to, Digest, APPENDED_HEADING};
-pub use job::{
-    is_blank, Finished, PieceId, PieceRequest, Purpose, SummaryJob, TURN_CONTEXT_HEADING,
-};
-pub use prompt::{render, Templates};
+pub use job::{is_blank, Finished, PieceId, PieceRequest, Purpose, SummaryJob};
+pub use mode::SummaryMode;
+pub use prompt::{default_turn_context, render, Templates, TURN_CONTEXT_HEADING};
 pub use recognize::{wrap, Recognizer};
 pub use transcript::{serialize, tool_allowed};

@@ -196,6 +196,15 @@ pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
     out
 }
 
+/// The heading of the split-turn section of the finished summary (ours).
+pub const TURN_CONTEXT_HEADING: &str = "## Turn Context (split turn)";
+
+/// What joins the history summary and the split-turn section by default: [`TURN_CONTEXT_HEADING`]
+/// between blank lines.
+pub fn default_turn_context() -> String {
+    format!("\n\n{TURN_CONTEXT_HEADING}\n\n")
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

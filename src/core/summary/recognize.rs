@@ -397,7 +397,7 @@ mod tests {
             later_rounds_note: None,
             question: None,
             continue_message: None,
-            turn_context: crate::core::summary::job::default_turn_context(),
+            turn_context: crate::core::summary::prompt::default_turn_context(),
         }
     }
 
