@@ -5,12 +5,11 @@
 //! `reasonValue`, `request`, `messages`, and `result` or `error` when done). Steps that need no
 //! JS (raising an error, checking the signal, the commit) are taken here, in the same call. The
 //! caller's values (answers, thrown errors, abort reasons) are kept here and named by id; what a
-//! report means is the core's ([`reading::event`]), which asks the value what it needs.
+//! report means is the core's ([`Machine::event`]), which asks the value what it needs.
 
 use std::cell::RefMut;
 
 use js_sys::{Array, JsString, Object};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::continuing::{set_mode, Continuing};
@@ -19,7 +18,7 @@ use super::error::to_js as error_to_js;
 use super::options::Callbacks;
 use crate::core::options::{Options, FUNCTION_KEYS};
 use crate::core::pipeline::{
-    reading, Awaits, Compacted, Event, Input, Job, Once, Outcome, Pipeline, ReportedValue,
+    Compacted, Event, Input, Job, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
     StateField, Step, ValueId,
 };
 use crate::core::report;
@@ -72,33 +71,23 @@ pub trait Host {
     fn answered(&self, _text: String) {}
 }
 
-/// What the handle runs.
-enum Machine {
-    Job(Box<Job>),
-    Once(Once),
-}
-
-/// What a summarizer request shows besides the piece: the caller's messages and their format,
-/// the conversation as the model saw it, the workstream state.
+/// What a summarizer request shows besides the piece and the job's input (its workstream state):
+/// the caller's messages and their format, the conversation as the model saw it.
 pub struct Requests {
     /// The caller's objects, index-aligned with the job's messages.
     pub all: Array,
     pub format: Format,
     pub conversation: Option<Array>,
-    pub state: Option<Value>,
-    pub tokens_before: usize,
     /// Built on the first request (`None` inside: the transcript mode).
     continuing: Option<Option<Continuing>>,
 }
 
 impl Requests {
-    pub fn new(all: Array, format: Format, tokens_before: usize) -> Requests {
+    pub fn new(all: Array, format: Format) -> Requests {
         Requests {
             all,
             format,
             conversation: None,
-            state: None,
-            tokens_before,
             continuing: None,
         }
     }
@@ -112,19 +101,18 @@ pub struct Driven {
     requests: Option<Requests>,
     signal: JsValue,
     values: Vec<JsValue>,
-    awaits: Awaits,
     result: JsValue,
 }
 
 impl Driven {
     /// A compaction of `job` for `host`, under the caller's `signal`.
     pub fn job(job: Job, host: Box<dyn Host>, requests: Requests, signal: JsValue) -> Driven {
-        Driven::of(Machine::Job(Box::new(job)), host, Some(requests), signal)
+        Driven::of(Machine::job(job), host, Some(requests), signal)
     }
 
     /// A single request for `host` (its answer goes to [`Host::answered`]).
     pub fn once(once: Once, host: Box<dyn Host>, signal: JsValue) -> Driven {
-        Driven::of(Machine::Once(once), host, None, signal)
+        Driven::of(Machine::once(once), host, None, signal)
     }
 
     fn of(
@@ -139,7 +127,6 @@ impl Driven {
             requests,
             signal,
             values: Vec::new(),
-            awaits: Awaits::Ready,
             result: JsValue::UNDEFINED,
         }
     }
@@ -162,25 +149,20 @@ impl Driven {
             values: &mut self.values,
             value: get(event, "value"),
         };
-        reading::event(self.awaits, &kind, get(event, "call").as_f64(), &mut value)
+        (self.machine).event(&kind, get(event, "call").as_f64(), &mut value)
     }
 
     fn step(&mut self, event: Event) -> Step {
-        match &mut self.machine {
-            Machine::Job(job) => {
-                let mut pipeline = self.host.owner().pipeline();
-                job.next(&mut pipeline, event)
-            }
-            Machine::Once(once) => once.next(event),
-        }
+        let owner = self.host.owner();
+        self.machine.next(|| owner.pipeline(), event)
     }
 
     /// The summarizer's request object for `piece`.
     fn request(&mut self, piece: &PieceRequest) -> Object {
-        let memory = self.requests.is_none();
-        let state = self.requests.as_ref().and_then(|r| r.state.as_ref());
+        let (memory, input) = (self.requests.is_none(), self.machine.input());
+        let state = input.and_then(|i| i.state.as_ref());
         let obj: Object = to_js(&report::summary_request(piece, state, memory)).unchecked_into();
-        let (Some(r), Machine::Job(job)) = (self.requests.as_mut(), &self.machine) else {
+        let (Some(r), Some(input)) = (self.requests.as_mut(), input) else {
             return obj;
         };
         let messages: Array = piece
@@ -192,17 +174,16 @@ impl Driven {
         let options = self.host.owner().options();
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
-            Continuing::of(options, all, r.format, r.tokens_before)
+            Continuing::of(options, all, r.format, input.tokens_before)
         });
-        let count = |t: &str| job.input().estimator.counter.count(t);
+        let count = |t: &str| input.estimator.counter.count(t);
         set_mode(&obj, piece, options, continuing.as_ref(), &count);
         obj
     }
 
     /// The step as plain data, with the caller's values it names.
     fn hand_out(&mut self, step: Step) -> Result<JsValue, JsValue> {
-        let data = to_js(&serde_json::to_value(&step).unwrap_or(Value::Null));
-        self.awaits = step.awaits();
+        let data = to_js(&step);
         match step {
             Step::Report { error, failure, .. } => {
                 let error = self.value(error);
@@ -224,7 +205,7 @@ impl Driven {
             Step::Done(outcome) => match outcome {
                 Outcome::Committed => set(&data, "result", &self.result),
                 Outcome::Unchanged(warning) => {
-                    let tokens = self.requests.as_ref().map_or(0, |r| r.tokens_before);
+                    let tokens = self.machine.tokens_before();
                     set(&data, "result", &self.host.unchanged(tokens, &warning)?);
                 }
                 Outcome::Rejected(id) => set(&data, "error", &self.value(id)),
@@ -254,9 +235,9 @@ impl Driven {
                     Event::Signal(why.map(|why| self.keep(why)))
                 }
                 Step::Commit(compacted) => {
-                    let committed = match &mut self.machine {
-                        Machine::Job(job) => self.host.commit(job.input_mut(), *compacted),
-                        Machine::Once(_) => Ok(JsValue::UNDEFINED),
+                    let committed = match self.machine.input_mut() {
+                        Some(input) => self.host.commit(input, *compacted),
+                        None => Ok(JsValue::UNDEFINED),
                     };
                     match committed {
                         Ok(result) => {
@@ -298,10 +279,18 @@ fn keep(values: &mut Vec<JsValue>, value: JsValue) -> ValueId {
     ValueId(u32::try_from(values.len() - 1).unwrap_or(u32::MAX))
 }
 
-/// The caller's value of a report, read as the core asks ([`reading::event`]).
+/// The caller's value of a report, read as the core asks ([`Machine::event`]).
 struct Reported<'a> {
     values: &'a mut Vec<JsValue>,
     value: JsValue,
+}
+
+impl Reported<'_> {
+    /// The value (`path` empty) or its field at `path` (`undefined` past a value that is not an
+    /// object).
+    fn at(&self, path: &[&str]) -> JsValue {
+        (path.iter()).fold(self.value.clone(), |value, key| get(&value, key))
+    }
 }
 
 impl ReportedValue for Reported<'_> {
@@ -309,28 +298,18 @@ impl ReportedValue for Reported<'_> {
         keep(self.values, self.value.clone())
     }
 
-    fn cancels(&self) -> bool {
-        self.value == JsValue::FALSE || get(&self.value, "cancel") == JsValue::TRUE
+    fn seen(&self, path: &[&str]) -> Seen {
+        let value = self.at(path);
+        match value.dyn_ref::<JsString>() {
+            Some(text) => Seen::Text(text.length() as usize),
+            None if value.is_undefined() => Seen::Undefined,
+            None if value.is_object() => Seen::Object,
+            None => value.as_bool().map_or(Seen::Other, Seen::Bool),
+        }
     }
 
-    fn summary_units(&self) -> Option<usize> {
-        let summary = get(&self.value, "summary");
-        (!summary.is_undefined()).then(|| text_units(&summary))
-    }
-
-    fn summary_text(&self) -> Option<String> {
-        get(&self.value, "summary").as_string()
-    }
-
-    fn answer_units(&self) -> usize {
-        text_units(&self.value)
-    }
-
-    fn answer_text(&self) -> Option<String> {
-        let answer = &self.value;
-        answer
-            .as_string()
-            .or_else(|| get(answer, "summary").as_string())
+    fn text(&self, path: &[&str]) -> Option<String> {
+        self.at(path).as_string()
     }
 
     /// The `state` of an answer `{ summary, state }`, as plain data.
@@ -354,16 +333,4 @@ impl ReportedValue for Reported<'_> {
             .or_else(|| self.value.as_string())
             .unwrap_or_else(|| "a non-Error value".to_string())
     }
-}
-
-/// The UTF-16 length of an answer's text (a string, or `{ summary: string }`), read without
-/// copying it into the module; 0 when it is neither.
-fn text_units(answer: &JsValue) -> usize {
-    let text = if answer.is_object() {
-        get(answer, "summary")
-    } else {
-        answer.clone()
-    };
-    text.dyn_ref::<JsString>()
-        .map_or(0, |s| s.length() as usize)
 }
