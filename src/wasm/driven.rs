@@ -16,6 +16,7 @@ use super::continuing::{set_mode, Continuing};
 use super::convert::{at, get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
+use super::plain::{check_shape, error_message, Kind};
 use crate::core::options::{Options, FUNCTION_KEYS};
 use crate::core::pipeline::{
     Compacted, Event, Input, Job, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
@@ -165,12 +166,8 @@ impl Driven {
         let (Some(r), Some(input)) = (self.requests.as_mut(), input) else {
             return obj;
         };
-        let messages: Array = piece
-            .message_indices
-            .iter()
-            .map(|&i| at(&r.all, i))
-            .collect();
-        set(&obj, "messages", &messages);
+        let messages = piece.message_indices.iter().map(|&i| at(&r.all, i));
+        set(&obj, "messages", &messages.collect::<Array>());
         let options = self.host.owner().options();
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
@@ -318,9 +315,9 @@ impl ReportedValue for Reported<'_> {
         if state.is_undefined() || state.is_null() {
             return StateField::Absent;
         }
-        let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
+        let checked = match check_shape(&state, "state", Kind::Stored, false) {
             Ok(checked) => checked,
-            Err(e) => return StateField::too_large(keep(self.values, e)),
+            Err(e) => return StateField::too_large(keep(self.values, error_to_js(&e, None))),
         };
         match serde_wasm_bindgen::from_value(checked.value) {
             Ok(value) => StateField::Given(value),
@@ -329,7 +326,7 @@ impl ReportedValue for Reported<'_> {
     }
 
     fn detail(&self) -> String {
-        super::plain::error_message(&self.value)
+        error_message(&self.value)
             .or_else(|| self.value.as_string())
             .unwrap_or_else(|| "a non-Error value".to_string())
     }
