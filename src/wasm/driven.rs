@@ -101,7 +101,7 @@ pub struct Driven {
     host: Box<dyn Host>,
     requests: Option<Requests>,
     signal: JsValue,
-    values: Vec<JsValue>,
+    values: Values,
     result: JsValue,
 }
 
@@ -127,20 +127,9 @@ impl Driven {
             host,
             requests,
             signal,
-            values: Vec::new(),
+            values: Values::default(),
             result: JsValue::UNDEFINED,
         }
-    }
-
-    fn keep(&mut self, value: JsValue) -> ValueId {
-        keep(&mut self.values, value)
-    }
-
-    fn value(&self, id: ValueId) -> JsValue {
-        self.values
-            .get(id.0 as usize)
-            .cloned()
-            .unwrap_or(JsValue::UNDEFINED)
     }
 
     /// The core's event for what JS says happened (`{ kind, call?, value? }`).
@@ -181,14 +170,15 @@ impl Driven {
     /// The step as plain data, with the caller's values it names.
     fn hand_out(&mut self, step: Step) -> Result<JsValue, JsValue> {
         let data = to_js(&step);
+        if let Some((key, id)) = step.value_field() {
+            set(&data, key, &self.values.get(id));
+        }
         match step {
-            Step::Report { error, failure, .. } => {
-                let error = self.value(error);
-                if failure {
-                    self.host.failed(&error);
-                }
-                set(&data, "errorValue", &error);
-            }
+            Step::Report {
+                error,
+                failure: true,
+                ..
+            } => self.host.failed(&self.values.get(error)),
             Step::Before { .. } => {
                 if let Some(r) = &self.requests {
                     set(&data, "messages", &r.all);
@@ -198,16 +188,12 @@ impl Driven {
                 let request = self.request(&request);
                 set(&data, "request", &request);
             }
-            Step::AbortCalls { reason } => set(&data, "reasonValue", &self.value(reason)),
-            Step::Done(outcome) => match outcome {
-                Outcome::Committed => set(&data, "result", &self.result),
-                Outcome::Unchanged(warning) => {
-                    let tokens = self.machine.tokens_before();
-                    set(&data, "result", &self.host.unchanged(tokens, &warning)?);
-                }
-                Outcome::Rejected(id) => set(&data, "error", &self.value(id)),
-                Outcome::Answered(text) => self.host.answered(text),
-            },
+            Step::Done(Outcome::Committed) => set(&data, "result", &self.result),
+            Step::Done(Outcome::Unchanged(warning)) => {
+                let tokens = self.machine.tokens_before();
+                set(&data, "result", &self.host.unchanged(tokens, &warning)?);
+            }
+            Step::Done(Outcome::Answered(text)) => self.host.answered(text),
             _ => {}
         }
         Ok(data)
@@ -223,13 +209,13 @@ impl Driven {
             let step = self.step(event);
             event = match step {
                 Step::Raise { error, cause } => {
-                    let cause = cause.map(|c| self.value(c));
+                    let cause = cause.map(|c| self.values.get(c));
                     let error = error_to_js(&error, cause.as_ref());
-                    Event::Raised(self.keep(error))
+                    Event::Raised(self.values.keep(error))
                 }
                 Step::CheckSignal => {
                     let why = is_aborted(&self.signal).then(|| get(&self.signal, "reason"));
-                    Event::Signal(why.map(|why| self.keep(why)))
+                    Event::Signal(why.map(|why| self.values.keep(why)))
                 }
                 Step::Commit(compacted) => {
                     let committed = match self.machine.input_mut() {
@@ -241,7 +227,7 @@ impl Driven {
                             self.result = result;
                             Event::Committed(Ok(()))
                         }
-                        Err(error) => Event::Committed(Err(self.keep(error))),
+                        Err(error) => Event::Committed(Err(self.values.keep(error))),
                     }
                 }
                 other => return self.hand_out(other),
@@ -270,15 +256,29 @@ pub fn is_aborted(signal: &JsValue) -> bool {
     signal.is_object() && get(signal, "aborted").as_bool() == Some(true)
 }
 
-/// Keeps `value` in `values` and names it.
-fn keep(values: &mut Vec<JsValue>, value: JsValue) -> ValueId {
-    values.push(value);
-    ValueId(u32::try_from(values.len() - 1).unwrap_or(u32::MAX))
+/// The caller's values a compaction keeps (answers, thrown errors, abort reasons), named by id.
+#[derive(Default)]
+struct Values(Vec<JsValue>);
+
+impl Values {
+    /// Keeps `value` and names it.
+    fn keep(&mut self, value: JsValue) -> ValueId {
+        self.0.push(value);
+        ValueId(u32::try_from(self.0.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    /// The value named `id` (`undefined` for an id never given).
+    fn get(&self, id: ValueId) -> JsValue {
+        self.0
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or(JsValue::UNDEFINED)
+    }
 }
 
 /// The caller's value of a report, read as the core asks ([`Machine::event`]).
 struct Reported<'a> {
-    values: &'a mut Vec<JsValue>,
+    values: &'a mut Values,
     value: JsValue,
 }
 
@@ -292,7 +292,7 @@ impl Reported<'_> {
 
 impl ReportedValue for Reported<'_> {
     fn keep(&mut self) -> ValueId {
-        keep(self.values, self.value.clone())
+        self.values.keep(self.value.clone())
     }
 
     fn seen(&self, path: &[&str]) -> Seen {
@@ -317,7 +317,7 @@ impl ReportedValue for Reported<'_> {
         }
         let checked = match check_shape(&state, "state", Kind::Stored, false) {
             Ok(checked) => checked,
-            Err(e) => return StateField::too_large(keep(self.values, error_to_js(&e, None))),
+            Err(e) => return StateField::too_large(self.values.keep(error_to_js(&e, None))),
         };
         match serde_wasm_bindgen::from_value(checked.value) {
             Ok(value) => StateField::Given(value),

@@ -171,10 +171,7 @@ pub fn check_shape(
         split_longs,
         MAX_TEXT,
     )
-    .map_err(|e| {
-        let detail = error_message(&e).unwrap_or_else(|| "reading it threw".to_string());
-        kind.error(path, format!("the value could not be read: {detail}"))
-    })?;
+    .map_err(|e| plain_data::unreadable(kind, path, error_message(&e).as_deref()))?;
     if found.is_undefined() || found.is_null() {
         let value = value.clone();
         return Ok(Checked {
@@ -221,7 +218,7 @@ pub fn to_json_with_binaries(
     let mut json = match checked.text.then(|| via_text(&checked.value)).flatten() {
         Some(json) => json,
         None => serde_wasm_bindgen::from_value(checked.value)
-            .map_err(|e| kind.error(path, format!("{what} is not plain data: {e}")))?,
+            .map_err(|e| plain_data::not_plain(kind, path, what, &e.to_string()))?,
     };
     if let Some(longs) = &checked.longs {
         plain_data::put_back_longs(&mut json, &|k| string_of(&longs.get(k)));
