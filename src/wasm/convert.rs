@@ -8,7 +8,8 @@ use crate::core::message::Message;
 use crate::core::plain_data;
 use crate::core::render::{Origin, Rendered};
 use crate::core::surrogates::{escapes_to_marks_owned, marks_to_escapes_owned};
-use crate::formats::{detect, Format};
+use crate::formats::convert::import_in;
+use crate::formats::Format;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -35,11 +36,7 @@ pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, 
     let (json, binaries) = throw(to_json_with_binaries(
         messages, "messages", Input, "messages",
     ))?;
-    let format = match format {
-        Some(f) => f,
-        None => throw(detect(&json))?,
-    };
-    let messages = throw(format.import(&json))?;
+    let (format, messages) = throw(import_in(&json, format))?;
     Ok(Incoming {
         array,
         format,

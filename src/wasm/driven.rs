@@ -300,6 +300,7 @@ impl ReportedValue for Reported<'_> {
         match value.dyn_ref::<JsString>() {
             Some(text) => Seen::Text(text.length() as usize),
             None if value.is_undefined() => Seen::Undefined,
+            None if value.is_null() => Seen::Null,
             None if value.is_object() => Seen::Object,
             None => value.as_bool().map_or(Seen::Other, Seen::Bool),
         }
@@ -309,13 +310,8 @@ impl ReportedValue for Reported<'_> {
         self.at(path).as_string()
     }
 
-    /// The `state` of an answer `{ summary, state }`, as plain data.
-    fn answer_state(&mut self) -> StateField {
-        let state = get(&self.value, "state");
-        if state.is_undefined() || state.is_null() {
-            return StateField::Absent;
-        }
-        let checked = match check_shape(&state, "state", Kind::Stored, false) {
+    fn state(&mut self, path: &[&str]) -> StateField {
+        let checked = match check_shape(&self.at(path), "state", Kind::Stored, false) {
             Ok(checked) => checked,
             Err(e) => return StateField::too_large(self.values.keep(error_to_js(&e, None))),
         };
@@ -325,9 +321,7 @@ impl ReportedValue for Reported<'_> {
         }
     }
 
-    fn detail(&self) -> String {
+    fn error_message(&self) -> Option<String> {
         error_message(&self.value)
-            .or_else(|| self.value.as_string())
-            .unwrap_or_else(|| "a non-Error value".to_string())
     }
 }

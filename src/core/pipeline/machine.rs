@@ -106,11 +106,11 @@ mod tests {
         fn text(&self, path: &[&str]) -> Option<String> {
             path.is_empty().then(|| self.0.to_string())
         }
-        fn answer_state(&mut self) -> StateField {
-            StateField::Absent
+        fn state(&mut self, _path: &[&str]) -> StateField {
+            panic!("a text answer has no state")
         }
-        fn detail(&self) -> String {
-            String::new()
+        fn error_message(&self) -> Option<String> {
+            None
         }
     }
 

@@ -45,7 +45,9 @@ pub enum Seen {
     Text(usize),
     /// An object (not `null`, not a function).
     Object,
-    /// Anything else (`null`, a number, a function...).
+    /// `null`.
+    Null,
+    /// Anything else (a number, a function...).
     Other,
 }
 
@@ -58,10 +60,26 @@ pub trait ReportedValue {
     fn seen(&self, path: &[&str]) -> Seen;
     /// The string at `path`, copied; `None` when it is not a string.
     fn text(&self, path: &[&str]) -> Option<String>;
-    /// As a summarizer's answer: the `state` of `{ summary, state }`.
-    fn answer_state(&mut self) -> StateField;
-    /// As a hook's error: its message, or a description.
-    fn detail(&self) -> String;
+    /// The value at `path` (neither `undefined` nor `null`) read as plain data for a summarizer's
+    /// workstream state: [`StateField::Given`] or [`StateField::Unreadable`].
+    fn state(&mut self, path: &[&str]) -> StateField;
+    /// As a thrown JS `Error`: its message; `None` for another value.
+    fn error_message(&self) -> Option<String>;
+}
+
+/// A hook's error as its message, the text it threw, or a description.
+fn detail(value: &dyn ReportedValue) -> String {
+    (value.error_message())
+        .or_else(|| value.text(&[]))
+        .unwrap_or_else(|| "a non-Error value".to_string())
+}
+
+/// The `state` of an answer `{ summary, state }`.
+fn answer_state(value: &mut dyn ReportedValue) -> StateField {
+    match value.seen(&["state"]) {
+        Seen::Undefined | Seen::Null => StateField::Absent,
+        _ => value.state(&["state"]),
+    }
 }
 
 /// The UTF-16 length of an answer's text at `path` (a string, or an object's `summary` string),
@@ -114,7 +132,7 @@ pub fn event(
             _ => BeforeAnswer::Proceed,
         }),
         Awaits::Hook => Event::Hook(match kind {
-            "threw" | "rejected" => HookEnd::Failed(value.detail()),
+            "threw" | "rejected" => HookEnd::Failed(detail(value)),
             "timedOut" => HookEnd::TimedOut,
             _ => HookEnd::Settled,
         }),
@@ -139,7 +157,7 @@ fn call_answer(value: &mut dyn ReportedValue) -> CallEnd {
     }
     CallEnd::Answer {
         text: value.text(&[]).or_else(|| value.text(&["summary"])),
-        state: value.answer_state(),
+        state: answer_state(value),
         value: value.keep(),
     }
 }
@@ -198,11 +216,11 @@ mod tests {
         fn text(&self, path: &[&str]) -> Option<String> {
             field(self, path).cloned().flatten()
         }
-        fn answer_state(&mut self) -> StateField {
-            StateField::Absent
+        fn state(&mut self, _path: &[&str]) -> StateField {
+            StateField::not_plain("a function")
         }
-        fn detail(&self) -> String {
-            "boom".into()
+        fn error_message(&self) -> Option<String> {
+            Some("boom".into())
         }
     }
 
@@ -223,11 +241,11 @@ mod tests {
                 _ => None,
             }
         }
-        fn answer_state(&mut self) -> StateField {
-            StateField::Absent
+        fn state(&mut self, _path: &[&str]) -> StateField {
+            StateField::Given(serde_json::json!({"goal": "g"}))
         }
-        fn detail(&self) -> String {
-            String::new()
+        fn error_message(&self) -> Option<String> {
+            None
         }
     }
 
@@ -285,6 +303,21 @@ mod tests {
             (&["summary"][..], Seen::Text(units)),
         ];
         assert_eq!(call(&mut Shown(long)), CallEnd::TooLong(units));
+        // A `state` is read unless `undefined` or `null`.
+        let state = |seen: Seen| match call(&mut Shown(vec![(&["state"][..], seen)])) {
+            CallEnd::Answer { state, .. } => state,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(state(Seen::Undefined), StateField::Absent);
+        assert_eq!(state(Seen::Null), StateField::Absent);
+        let given = StateField::Given(serde_json::json!({"goal": "g"}));
+        assert_eq!(state(Seen::Object), given);
+        // A hook that threw a string, or neither an `Error` nor a string.
+        let hook = |v: &mut Shown| event(Awaits::Hook, "threw", None, v);
+        let text = Event::Hook(HookEnd::Failed("ttttt".into()));
+        assert_eq!(hook(&mut Shown(vec![(&[], Seen::Text(5))])), text);
+        let other = Event::Hook(HookEnd::Failed("a non-Error value".into()));
+        assert_eq!(hook(&mut Shown(vec![(&[], Seen::Other)])), other);
     }
 
     #[test]
