@@ -17,7 +17,7 @@ use super::convert::{at, get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
 use super::plain::{check_shape, error_message, Kind};
-use crate::core::options::{Options, FUNCTION_KEYS};
+use crate::core::options::FUNCTION_KEYS;
 use crate::core::pipeline::{
     Compacted, Event, Input, Job, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
     StateField, Step, ValueId,
@@ -26,21 +26,17 @@ use crate::core::report;
 use crate::core::summary::job::PieceRequest;
 use crate::formats::Format;
 
-/// What a driven compaction reads of the handle it runs for: its options, its callbacks and its
-/// pipeline (borrowed only while the core takes a step, never while JS runs).
+/// What a driven compaction reads of the handle it runs for: its callbacks and its pipeline
+/// (borrowed only while the core takes a step, never while JS runs). The options are the job's.
 pub trait Owner {
-    fn options(&self) -> &Options;
     fn callbacks(&self) -> &Callbacks;
     fn pipeline(&self) -> RefMut<'_, Pipeline>;
 }
 
-/// Both handles' `Inner` hold `options`, `callbacks` and a `state` with the `pipeline`.
+/// Both handles' `Inner` hold `callbacks` and a `state` with the `pipeline`.
 macro_rules! owner {
     ($($inner:ty),*) => {$(
         impl Owner for $inner {
-            fn options(&self) -> &Options {
-                &self.options
-            }
             fn callbacks(&self) -> &Callbacks {
                 &self.callbacks
             }
@@ -142,11 +138,6 @@ impl Driven {
         (self.machine).event(&kind, get(event, "call").as_f64(), &mut value)
     }
 
-    fn step(&mut self, event: Event) -> Step {
-        let owner = self.host.owner();
-        self.machine.next(|| owner.pipeline(), event)
-    }
-
     /// The summarizer's request object for `piece`.
     fn request(&mut self, piece: &PieceRequest) -> Object {
         let (memory, input) = (self.requests.is_none(), self.machine.input());
@@ -157,13 +148,12 @@ impl Driven {
         };
         let messages = piece.message_indices.iter().map(|&i| at(&r.all, i));
         set(&obj, "messages", &messages.collect::<Array>());
-        let options = self.host.owner().options();
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
-            Continuing::of(options, all, r.format, input.tokens_before)
+            Continuing::of(&input.options, all, r.format, input.tokens_before)
         });
         let count = |t: &str| input.estimator.counter.count(t);
-        set_mode(&obj, piece, options, continuing.as_ref(), &count);
+        set_mode(&obj, piece, &input.options, continuing.as_ref(), &count);
         obj
     }
 
@@ -206,7 +196,8 @@ impl Driven {
     pub fn next(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
         let mut event = self.event(&event);
         loop {
-            let step = self.step(event);
+            let owner = self.host.owner();
+            let step = self.machine.next(|| owner.pipeline(), event);
             event = match step {
                 Step::Raise { error, cause } => {
                     let cause = cause.map(|c| self.values.get(c));
@@ -237,15 +228,14 @@ impl Driven {
 
     /// `{ summarize, onBeforeCompaction, onAfterCompaction, onProgress, onError, timeoutMs }`.
     pub fn hooks(&self) -> JsValue {
-        let owner = self.host.owner();
         let obj = Object::new();
-        let mut callbacks = owner.callbacks().clone();
+        let mut callbacks = self.host.owner().callbacks().clone();
         for (key, f) in FUNCTION_KEYS.iter().zip(callbacks.slots()) {
             if let Some(f) = f {
                 set(&obj, key, f);
             }
         }
-        let ms = owner.options().timeout_ms as f64;
+        let ms = self.machine.timeout_ms() as f64;
         set(&obj, "timeoutMs", &JsValue::from_f64(ms));
         obj.into()
     }

@@ -75,6 +75,14 @@ impl Machine {
         }
     }
 
+    /// How long the driver waits for a call or a hook: the options' `timeoutMs`.
+    pub fn timeout_ms(&self) -> u64 {
+        match &self.runs {
+            Runs::Job(job) => job.input().options.timeout_ms,
+            Runs::Once(once) => once.timeout_ms(),
+        }
+    }
+
     /// The calibrated count of a compaction's context (the unchanged result's `tokensBefore`);
     /// 0 for a single request.
     pub fn tokens_before(&self) -> usize {
@@ -116,9 +124,10 @@ mod tests {
 
     #[test]
     fn a_single_request_reads_reports_by_its_last_step_and_never_borrows_a_pipeline() {
-        let options = parse(&json!({"contextWindow": 10_000})).unwrap();
+        let options = parse(&json!({"contextWindow": 10_000, "timeoutMs": 4_321})).unwrap();
         let mut m = Machine::once(Once::new(&options, "system", "prompt", 100));
         assert!(m.input().is_none() && m.input_mut().is_none());
+        assert_eq!(m.timeout_ms(), 4_321);
         assert_eq!(m.tokens_before(), 0);
         let never = || -> Box<Pipeline> { panic!("a single request borrowed the pipeline") };
         // Before any step is handed out, a report reads as `Ready`.
