@@ -12,7 +12,7 @@ use super::{Job, Once, Pipeline};
 /// What runs: a compaction or a single request.
 enum Runs {
     Job(Box<Job>),
-    Once(Once),
+    Once(Box<Once>),
 }
 
 /// A compaction's or a single request's step machine, as a driven handle steps it.
@@ -29,7 +29,7 @@ impl Machine {
 
     /// The machine of a single request.
     pub fn once(once: Once) -> Machine {
-        Machine::of(Runs::Once(once))
+        Machine::of(Runs::Once(Box::new(once)))
     }
 
     fn of(runs: Runs) -> Machine {
