@@ -15,7 +15,7 @@ use context_compaction::core::message::{ImageSource, Message, Part, Role};
 use context_compaction::core::repair::answer_unanswered;
 use context_compaction::core::validate::{validate, ViolationKind};
 use context_compaction::formats::claude_code::import_claude_code;
-use context_compaction::formats::convert::{convert, convert_with, ConvertOptions};
+use context_compaction::formats::convert::{convert, convert_with, import_in, ConvertOptions};
 use context_compaction::formats::pi_session::import_pi_session;
 use context_compaction::formats::{Codec, Format};
 use serde_json::{json, Value};
@@ -317,4 +317,38 @@ fn convert_options_are_parsed_with_their_paths() {
     }
     let e = ConvertOptions::parse(&json!({"unansweredCalls": "drop"})).unwrap_err();
     assert_eq!(e.path.as_deref(), Some("options.unansweredCalls"));
+}
+
+#[test]
+fn messages_are_read_in_the_given_format_or_the_detected_one() {
+    let openai = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": "ls", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "a.txt"}
+    ]);
+    let (format, messages) = import_in(&openai, None).unwrap();
+    assert_eq!(format, Format::OpenAi);
+    assert_eq!(messages, Format::OpenAi.import(&openai).unwrap());
+    let (format, given) = import_in(&openai, Some(Format::AiSdk)).unwrap_or_else(|e| {
+        // Read as the AI SDK's, the same array may be refused; it is never detected instead.
+        assert_eq!(e.code.as_str(), "INVALID_INPUT", "{}", e.message);
+        (Format::AiSdk, Vec::new())
+    });
+    assert_eq!(format, Format::AiSdk);
+    assert_ne!(given, messages);
+    // Without a format: read in the detected one, or refused as detection or that import refuses.
+    let detect = context_compaction::formats::detect::detect;
+    for value in [
+        json!([{"text": "no role"}]),
+        json!("not messages"),
+        json!({"a": 1}),
+    ] {
+        let expected = detect(&value).and_then(|f| Ok((f, f.import(&value)?)));
+        assert_eq!(
+            format!("{:?}", import_in(&value, None)),
+            format!("{expected:?}")
+        );
+    }
+    assert!(import_in(&json!("not messages"), None).is_err());
 }

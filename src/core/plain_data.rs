@@ -107,6 +107,19 @@ pub fn reading_threw(path: &str, message: Option<&str>) -> Error {
     Kind::Input.error(path, format!("reading it threw: {detail}"))
 }
 
+/// A value of `kind` at `path` whose walk threw (a getter, a Proxy): `detail` is the thrown
+/// error's message, `None` for a thrown value that is not an `Error`.
+pub fn unreadable(kind: Kind, path: &str, detail: Option<&str>) -> Error {
+    let detail = detail.unwrap_or("reading it threw");
+    kind.error(path, format!("the value could not be read: {detail}"))
+}
+
+/// A value of `kind` at `path` (described as `what`: "the message") that passed the walk but is
+/// not plain data after all; `detail` is what reading it said.
+pub fn not_plain(kind: Kind, path: &str, what: &str, detail: &str) -> Error {
+    kind.error(path, format!("{what} is not plain data: {detail}"))
+}
+
 /// An argument that must be an array and is not: `INVALID_INPUT` at `path`.
 pub fn not_an_array(path: &str) -> Error {
     Error::invalid_input(path, format!("{path} must be an array"))
@@ -168,6 +181,30 @@ pub fn holders(pairs: &[u32], id: &str) -> Vec<usize> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_value_that_cannot_be_read_says_where_and_why() {
+        let e = unreadable(Kind::Options, "usage", Some("getter failed"));
+        assert_eq!(e.code, crate::core::error::ErrorCode::InvalidOptions);
+        assert_eq!(e.path.as_deref(), Some("usage"));
+        assert!(e
+            .message
+            .contains("the value could not be read: getter failed"));
+        let e = unreadable(Kind::Input, "messages", None);
+        assert!(e
+            .message
+            .contains("the value could not be read: reading it threw"));
+        let e = not_plain(
+            Kind::Stored,
+            "messages[2]",
+            "the message",
+            "invalid type: function",
+        );
+        assert_eq!(e.code, crate::core::error::ErrorCode::InvalidInput);
+        assert!(e
+            .message
+            .contains("the message is not plain data: invalid type: function"));
+    }
 
     #[test]
     fn refusals_name_the_field_and_the_kind() {

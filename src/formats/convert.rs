@@ -1,4 +1,5 @@
-//! Messages of one format written in another (`convertMessages`).
+//! Messages of one format written in another (`convertMessages`), and messages read in a given or
+//! detected format ([`import_in`]).
 //!
 //! Within one format, conversion is the identity: every message comes back as it was. Across
 //! formats the messages are rebuilt from the core's model, with what the model alone does not keep:
@@ -94,6 +95,16 @@ impl ConvertOptions {
             };
         Ok(ConvertOptions { answer_unanswered })
     }
+}
+
+/// Reads `messages` (a JSON array) in `format`, or in the format detected from them when `None`:
+/// the format and the messages in the core's model (what every call that takes messages does).
+pub fn import_in(messages: &Value, format: Option<Format>) -> Result<(Format, Vec<Message>)> {
+    let format = match format {
+        Some(f) => f,
+        None => detect(messages)?,
+    };
+    Ok((format, format.import(messages)?))
 }
 
 /// Converts `messages` (a JSON array in `from`, or the detected format) to `to`, answering

@@ -69,7 +69,7 @@ pub fn start(
     drop(state);
     let input = throw(input)?;
     let (array, format) = (a.incoming.array.clone(), a.incoming.format);
-    let requests = Requests::new(array, format, input.tokens_before);
+    let requests = Requests::new(array, format);
     let host = Commit {
         inner: Rc::clone(inner),
         a,

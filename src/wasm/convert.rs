@@ -3,11 +3,13 @@
 
 use super::error::throw;
 pub use super::plain::to_js;
+use super::plain::{snapshot, string_of, to_json_with_binaries, with_binaries, Kind::Input};
 use crate::core::message::Message;
 use crate::core::plain_data;
 use crate::core::render::{Origin, Rendered};
 use crate::core::surrogates::{escapes_to_marks_owned, marks_to_escapes_owned};
-use crate::formats::{detect, Format};
+use crate::formats::convert::import_in;
+use crate::formats::Format;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -30,18 +32,11 @@ pub struct Incoming {
 /// Imports `messages` (a JS array) in `format` (`None`: detect it).
 pub fn incoming(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
     require_array(messages, "messages")?;
-    let array = super::plain::snapshot(messages, "messages")?;
-    let (json, binaries) = super::plain::to_json_with_binaries(
-        messages,
-        "messages",
-        super::plain::Kind::Input,
-        "messages",
-    )?;
-    let format = match format {
-        Some(f) => f,
-        None => throw(detect(&json))?,
-    };
-    let messages = throw(format.import(&json))?;
+    let array = snapshot(messages, "messages")?;
+    let (json, binaries) = throw(to_json_with_binaries(
+        messages, "messages", Input, "messages",
+    ))?;
+    let (format, messages) = throw(import_in(&json, format))?;
     Ok(Incoming {
         array,
         format,
@@ -75,7 +70,7 @@ pub fn check_keys(options: &JsValue, allowed: &[&str]) -> Result<(), JsValue> {
 /// the `TypeError` the generated glue would throw.
 /// A long string crosses as UTF-8 bytes ([`super::plain::string_of`]).
 pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
-    super::plain::string_of(value).ok_or_else(|| {
+    string_of(value).ok_or_else(|| {
         let js_type = value.js_typeof().as_string().unwrap_or_default();
         super::error::to_js(&plain_data::not_a_string(path, &js_type), None)
     })
@@ -98,25 +93,19 @@ pub fn json_text_out(text: String) -> String {
 pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
     let out = Array::new();
     for r in rendered {
-        match r.origin {
+        let original = match r.origin {
             Origin::Input(i) => {
                 out.push(&at(&incoming.array, i));
+                continue;
             }
-            Origin::Changed(i) => {
-                let original = at(&incoming.array, i);
-                for value in incoming.format.export(std::slice::from_ref(&r.message)) {
-                    out.push(&super::plain::with_binaries(
-                        &value,
-                        incoming.binaries.as_ref(),
-                        &original,
-                    ));
-                }
-            }
-            Origin::New => {
-                for value in incoming.format.export(std::slice::from_ref(&r.message)) {
-                    out.push(&to_js(&value));
-                }
-            }
+            Origin::Changed(i) => Some(at(&incoming.array, i)),
+            Origin::New => None,
+        };
+        for value in incoming.format.export(std::slice::from_ref(&r.message)) {
+            out.push(&match &original {
+                Some(original) => with_binaries(&value, incoming.binaries.as_ref(), original),
+                None => to_js(&value),
+            });
         }
     }
     out

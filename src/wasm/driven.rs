@@ -5,42 +5,38 @@
 //! `reasonValue`, `request`, `messages`, and `result` or `error` when done). Steps that need no
 //! JS (raising an error, checking the signal, the commit) are taken here, in the same call. The
 //! caller's values (answers, thrown errors, abort reasons) are kept here and named by id; what a
-//! report means is the core's ([`reading::event`]), which asks the value what it needs.
+//! report means is the core's ([`Machine::event`]), which asks the value what it needs.
 
 use std::cell::RefMut;
 
 use js_sys::{Array, JsString, Object};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::continuing::{set_mode, Continuing};
 use super::convert::{at, get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
-use crate::core::options::{Options, FUNCTION_KEYS};
+use super::plain::{check_shape, error_message, Kind};
+use crate::core::options::FUNCTION_KEYS;
 use crate::core::pipeline::{
-    reading, Awaits, Compacted, Event, Input, Job, Once, Outcome, Pipeline, ReportedValue,
+    Compacted, Event, Input, Job, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
     StateField, Step, ValueId,
 };
 use crate::core::report;
 use crate::core::summary::job::PieceRequest;
 use crate::formats::Format;
 
-/// What a driven compaction reads of the handle it runs for: its options, its callbacks and its
-/// pipeline (borrowed only while the core takes a step, never while JS runs).
+/// What a driven compaction reads of the handle it runs for: its callbacks and its pipeline
+/// (borrowed only while the core takes a step, never while JS runs). The options are the job's.
 pub trait Owner {
-    fn options(&self) -> &Options;
     fn callbacks(&self) -> &Callbacks;
     fn pipeline(&self) -> RefMut<'_, Pipeline>;
 }
 
-/// Both handles' `Inner` hold `options`, `callbacks` and a `state` with the `pipeline`.
+/// Both handles' `Inner` hold `callbacks` and a `state` with the `pipeline`.
 macro_rules! owner {
     ($($inner:ty),*) => {$(
         impl Owner for $inner {
-            fn options(&self) -> &Options {
-                &self.options
-            }
             fn callbacks(&self) -> &Callbacks {
                 &self.callbacks
             }
@@ -72,33 +68,23 @@ pub trait Host {
     fn answered(&self, _text: String) {}
 }
 
-/// What the handle runs.
-enum Machine {
-    Job(Box<Job>),
-    Once(Once),
-}
-
-/// What a summarizer request shows besides the piece: the caller's messages and their format,
-/// the conversation as the model saw it, the workstream state.
+/// What a summarizer request shows besides the piece and the job's input (its workstream state):
+/// the caller's messages and their format, the conversation as the model saw it.
 pub struct Requests {
     /// The caller's objects, index-aligned with the job's messages.
     pub all: Array,
     pub format: Format,
     pub conversation: Option<Array>,
-    pub state: Option<Value>,
-    pub tokens_before: usize,
     /// Built on the first request (`None` inside: the transcript mode).
     continuing: Option<Option<Continuing>>,
 }
 
 impl Requests {
-    pub fn new(all: Array, format: Format, tokens_before: usize) -> Requests {
+    pub fn new(all: Array, format: Format) -> Requests {
         Requests {
             all,
             format,
             conversation: None,
-            state: None,
-            tokens_before,
             continuing: None,
         }
     }
@@ -111,20 +97,19 @@ pub struct Driven {
     host: Box<dyn Host>,
     requests: Option<Requests>,
     signal: JsValue,
-    values: Vec<JsValue>,
-    awaits: Awaits,
+    values: Values,
     result: JsValue,
 }
 
 impl Driven {
     /// A compaction of `job` for `host`, under the caller's `signal`.
     pub fn job(job: Job, host: Box<dyn Host>, requests: Requests, signal: JsValue) -> Driven {
-        Driven::of(Machine::Job(Box::new(job)), host, Some(requests), signal)
+        Driven::of(Machine::job(job), host, Some(requests), signal)
     }
 
     /// A single request for `host` (its answer goes to [`Host::answered`]).
     pub fn once(once: Once, host: Box<dyn Host>, signal: JsValue) -> Driven {
-        Driven::of(Machine::Once(once), host, None, signal)
+        Driven::of(Machine::once(once), host, None, signal)
     }
 
     fn of(
@@ -138,21 +123,9 @@ impl Driven {
             host,
             requests,
             signal,
-            values: Vec::new(),
-            awaits: Awaits::Ready,
+            values: Values::default(),
             result: JsValue::UNDEFINED,
         }
-    }
-
-    fn keep(&mut self, value: JsValue) -> ValueId {
-        keep(&mut self.values, value)
-    }
-
-    fn value(&self, id: ValueId) -> JsValue {
-        self.values
-            .get(id.0 as usize)
-            .cloned()
-            .unwrap_or(JsValue::UNDEFINED)
     }
 
     /// The core's event for what JS says happened (`{ kind, call?, value? }`).
@@ -162,55 +135,40 @@ impl Driven {
             values: &mut self.values,
             value: get(event, "value"),
         };
-        reading::event(self.awaits, &kind, get(event, "call").as_f64(), &mut value)
-    }
-
-    fn step(&mut self, event: Event) -> Step {
-        match &mut self.machine {
-            Machine::Job(job) => {
-                let mut pipeline = self.host.owner().pipeline();
-                job.next(&mut pipeline, event)
-            }
-            Machine::Once(once) => once.next(event),
-        }
+        (self.machine).event(&kind, get(event, "call").as_f64(), &mut value)
     }
 
     /// The summarizer's request object for `piece`.
     fn request(&mut self, piece: &PieceRequest) -> Object {
-        let memory = self.requests.is_none();
-        let state = self.requests.as_ref().and_then(|r| r.state.as_ref());
+        let (memory, input) = (self.requests.is_none(), self.machine.input());
+        let state = input.and_then(|i| i.state.as_ref());
         let obj: Object = to_js(&report::summary_request(piece, state, memory)).unchecked_into();
-        let (Some(r), Machine::Job(job)) = (self.requests.as_mut(), &self.machine) else {
+        let (Some(r), Some(input)) = (self.requests.as_mut(), input) else {
             return obj;
         };
-        let messages: Array = piece
-            .message_indices
-            .iter()
-            .map(|&i| at(&r.all, i))
-            .collect();
-        set(&obj, "messages", &messages);
-        let options = self.host.owner().options();
+        let messages = piece.message_indices.iter().map(|&i| at(&r.all, i));
+        set(&obj, "messages", &messages.collect::<Array>());
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
-            Continuing::of(options, all, r.format, r.tokens_before)
+            Continuing::of(&input.options, all, r.format, input.tokens_before)
         });
-        let count = |t: &str| job.input().estimator.counter.count(t);
-        set_mode(&obj, piece, options, continuing.as_ref(), &count);
+        let count = |t: &str| input.estimator.counter.count(t);
+        set_mode(&obj, piece, &input.options, continuing.as_ref(), &count);
         obj
     }
 
     /// The step as plain data, with the caller's values it names.
     fn hand_out(&mut self, step: Step) -> Result<JsValue, JsValue> {
-        let data = to_js(&serde_json::to_value(&step).unwrap_or(Value::Null));
-        self.awaits = step.awaits();
+        let data = to_js(&step);
+        if let Some((key, id)) = step.value_field() {
+            set(&data, key, &self.values.get(id));
+        }
         match step {
-            Step::Report { error, failure, .. } => {
-                let error = self.value(error);
-                if failure {
-                    self.host.failed(&error);
-                }
-                set(&data, "errorValue", &error);
-            }
+            Step::Report {
+                error,
+                failure: true,
+                ..
+            } => self.host.failed(&self.values.get(error)),
             Step::Before { .. } => {
                 if let Some(r) = &self.requests {
                     set(&data, "messages", &r.all);
@@ -220,16 +178,12 @@ impl Driven {
                 let request = self.request(&request);
                 set(&data, "request", &request);
             }
-            Step::AbortCalls { reason } => set(&data, "reasonValue", &self.value(reason)),
-            Step::Done(outcome) => match outcome {
-                Outcome::Committed => set(&data, "result", &self.result),
-                Outcome::Unchanged(warning) => {
-                    let tokens = self.requests.as_ref().map_or(0, |r| r.tokens_before);
-                    set(&data, "result", &self.host.unchanged(tokens, &warning)?);
-                }
-                Outcome::Rejected(id) => set(&data, "error", &self.value(id)),
-                Outcome::Answered(text) => self.host.answered(text),
-            },
+            Step::Done(Outcome::Committed) => set(&data, "result", &self.result),
+            Step::Done(Outcome::Unchanged(warning)) => {
+                let tokens = self.machine.tokens_before();
+                set(&data, "result", &self.host.unchanged(tokens, &warning)?);
+            }
+            Step::Done(Outcome::Answered(text)) => self.host.answered(text),
             _ => {}
         }
         Ok(data)
@@ -242,28 +196,29 @@ impl Driven {
     pub fn next(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
         let mut event = self.event(&event);
         loop {
-            let step = self.step(event);
+            let owner = self.host.owner();
+            let step = self.machine.next(|| owner.pipeline(), event);
             event = match step {
                 Step::Raise { error, cause } => {
-                    let cause = cause.map(|c| self.value(c));
+                    let cause = cause.map(|c| self.values.get(c));
                     let error = error_to_js(&error, cause.as_ref());
-                    Event::Raised(self.keep(error))
+                    Event::Raised(self.values.keep(error))
                 }
                 Step::CheckSignal => {
                     let why = is_aborted(&self.signal).then(|| get(&self.signal, "reason"));
-                    Event::Signal(why.map(|why| self.keep(why)))
+                    Event::Signal(why.map(|why| self.values.keep(why)))
                 }
                 Step::Commit(compacted) => {
-                    let committed = match &mut self.machine {
-                        Machine::Job(job) => self.host.commit(job.input_mut(), *compacted),
-                        Machine::Once(_) => Ok(JsValue::UNDEFINED),
+                    let committed = match self.machine.input_mut() {
+                        Some(input) => self.host.commit(input, *compacted),
+                        None => Ok(JsValue::UNDEFINED),
                     };
                     match committed {
                         Ok(result) => {
                             self.result = result;
                             Event::Committed(Ok(()))
                         }
-                        Err(error) => Event::Committed(Err(self.keep(error))),
+                        Err(error) => Event::Committed(Err(self.values.keep(error))),
                     }
                 }
                 other => return self.hand_out(other),
@@ -273,15 +228,14 @@ impl Driven {
 
     /// `{ summarize, onBeforeCompaction, onAfterCompaction, onProgress, onError, timeoutMs }`.
     pub fn hooks(&self) -> JsValue {
-        let owner = self.host.owner();
         let obj = Object::new();
-        let mut callbacks = owner.callbacks().clone();
+        let mut callbacks = self.host.owner().callbacks().clone();
         for (key, f) in FUNCTION_KEYS.iter().zip(callbacks.slots()) {
             if let Some(f) = f {
                 set(&obj, key, f);
             }
         }
-        let ms = owner.options().timeout_ms as f64;
+        let ms = self.machine.timeout_ms() as f64;
         set(&obj, "timeoutMs", &JsValue::from_f64(ms));
         obj.into()
     }
@@ -292,56 +246,64 @@ pub fn is_aborted(signal: &JsValue) -> bool {
     signal.is_object() && get(signal, "aborted").as_bool() == Some(true)
 }
 
-/// Keeps `value` in `values` and names it.
-fn keep(values: &mut Vec<JsValue>, value: JsValue) -> ValueId {
-    values.push(value);
-    ValueId(u32::try_from(values.len() - 1).unwrap_or(u32::MAX))
+/// The caller's values a compaction keeps (answers, thrown errors, abort reasons), named by id.
+#[derive(Default)]
+struct Values(Vec<JsValue>);
+
+impl Values {
+    /// Keeps `value` and names it.
+    fn keep(&mut self, value: JsValue) -> ValueId {
+        self.0.push(value);
+        ValueId(u32::try_from(self.0.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    /// The value named `id` (`undefined` for an id never given).
+    fn get(&self, id: ValueId) -> JsValue {
+        self.0
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or(JsValue::UNDEFINED)
+    }
 }
 
-/// The caller's value of a report, read as the core asks ([`reading::event`]).
+/// The caller's value of a report, read as the core asks ([`Machine::event`]).
 struct Reported<'a> {
-    values: &'a mut Vec<JsValue>,
+    values: &'a mut Values,
     value: JsValue,
+}
+
+impl Reported<'_> {
+    /// The value (`path` empty) or its field at `path` (`undefined` past a value that is not an
+    /// object).
+    fn at(&self, path: &[&str]) -> JsValue {
+        (path.iter()).fold(self.value.clone(), |value, key| get(&value, key))
+    }
 }
 
 impl ReportedValue for Reported<'_> {
     fn keep(&mut self) -> ValueId {
-        keep(self.values, self.value.clone())
+        self.values.keep(self.value.clone())
     }
 
-    fn cancels(&self) -> bool {
-        self.value == JsValue::FALSE || get(&self.value, "cancel") == JsValue::TRUE
-    }
-
-    fn summary_units(&self) -> Option<usize> {
-        let summary = get(&self.value, "summary");
-        (!summary.is_undefined()).then(|| text_units(&summary))
-    }
-
-    fn summary_text(&self) -> Option<String> {
-        get(&self.value, "summary").as_string()
-    }
-
-    fn answer_units(&self) -> usize {
-        text_units(&self.value)
-    }
-
-    fn answer_text(&self) -> Option<String> {
-        let answer = &self.value;
-        answer
-            .as_string()
-            .or_else(|| get(answer, "summary").as_string())
-    }
-
-    /// The `state` of an answer `{ summary, state }`, as plain data.
-    fn answer_state(&mut self) -> StateField {
-        let state = get(&self.value, "state");
-        if state.is_undefined() || state.is_null() {
-            return StateField::Absent;
+    fn seen(&self, path: &[&str]) -> Seen {
+        let value = self.at(path);
+        match value.dyn_ref::<JsString>() {
+            Some(text) => Seen::Text(text.length() as usize),
+            None if value.is_undefined() => Seen::Undefined,
+            None if value.is_null() => Seen::Null,
+            None if value.is_object() => Seen::Object,
+            None => value.as_bool().map_or(Seen::Other, Seen::Bool),
         }
-        let checked = match super::plain::check_shape(&state, "state", super::plain::Kind::Stored) {
+    }
+
+    fn text(&self, path: &[&str]) -> Option<String> {
+        self.at(path).as_string()
+    }
+
+    fn state(&mut self, path: &[&str]) -> StateField {
+        let checked = match check_shape(&self.at(path), "state", Kind::Stored, false) {
             Ok(checked) => checked,
-            Err(e) => return StateField::too_large(keep(self.values, e)),
+            Err(e) => return StateField::too_large(self.values.keep(error_to_js(&e, None))),
         };
         match serde_wasm_bindgen::from_value(checked.value) {
             Ok(value) => StateField::Given(value),
@@ -349,21 +311,7 @@ impl ReportedValue for Reported<'_> {
         }
     }
 
-    fn detail(&self) -> String {
-        super::plain::error_message(&self.value)
-            .or_else(|| self.value.as_string())
-            .unwrap_or_else(|| "a non-Error value".to_string())
+    fn error_message(&self) -> Option<String> {
+        error_message(&self.value)
     }
-}
-
-/// The UTF-16 length of an answer's text (a string, or `{ summary: string }`), read without
-/// copying it into the module; 0 when it is neither.
-fn text_units(answer: &JsValue) -> usize {
-    let text = if answer.is_object() {
-        get(answer, "summary")
-    } else {
-        answer.clone()
-    };
-    text.dyn_ref::<JsString>()
-        .map_or(0, |s| s.length() as usize)
 }

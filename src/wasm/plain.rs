@@ -21,7 +21,8 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::error::to_js as error_to_js;
+use super::convert::get;
+use super::error::{throw, to_js as error_to_js};
 use crate::core::error::Error;
 use crate::core::plain_data;
 use crate::core::surrogates::marks_to_escapes;
@@ -108,18 +109,13 @@ pub fn on_demand(array: &js_sys::Array, detect: bool) -> Option<OnDemand> {
     if !view.is_object() {
         return None;
     }
-    let field = |k: &str| js_sys::Reflect::get(&view, &JsValue::from_str(k)).ok();
-    let plain = field("plain")?.dyn_into::<js_sys::Array>().ok()?;
-    let ids = field("ids")?
-        .dyn_into::<js_sys::Uint32Array>()
-        .ok()?
-        .to_vec();
-    let shapes = match (field("shapes").and_then(|s| s.as_string()), field("order")) {
-        (Some(text), Some(order)) => {
-            Some((text, order.dyn_into::<js_sys::Uint32Array>().ok()?.to_vec()))
-        }
-        _ if detect => return None,
-        _ => None,
+    let plain = get(&view, "plain").dyn_into::<js_sys::Array>().ok()?;
+    let numbers = |k: &str| get(&view, k).dyn_into::<js_sys::Uint32Array>().ok();
+    let ids = numbers("ids")?.to_vec();
+    let shapes = match get(&view, "shapes").as_string() {
+        Some(text) => Some((text, numbers("order")?.to_vec())),
+        None if detect => return None,
+        None => None,
     };
     Some(OnDemand { plain, ids, shapes })
 }
@@ -135,7 +131,7 @@ pub fn error_message(thrown: &JsValue) -> Option<String> {
 /// `path`.
 pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
     // An array longer than MAX_NODES (holes included) is refused before it is copied.
-    let length = super::convert::get(array, "length").as_f64().unwrap_or(0.0);
+    let length = get(array, "length").as_f64().unwrap_or(0.0);
     if let Some(e) = plain_data::too_long(Kind::Input, path, length) {
         return Err(error_to_js(&e, None));
     }
@@ -147,6 +143,7 @@ pub fn snapshot(array: &JsValue, path: &str) -> Result<js_sys::Array, JsValue> {
 
 /// The value to convert after the shape check: the caller's own, or a copy whose binary values
 /// (`Uint8Array`, `ArrayBuffer`, `URL`) were replaced, with the replaced values in order.
+#[derive(Default)]
 pub struct Checked {
     /// What to convert.
     pub value: JsValue,
@@ -159,13 +156,13 @@ pub struct Checked {
 }
 
 /// Checks the shape of `value` (see the module documentation); `path` names it in errors.
-pub fn check_shape(value: &JsValue, path: &str, kind: Kind) -> Result<Checked, JsValue> {
-    shape(value, path, kind, false).map_err(|e| error_to_js(&e, None))
-}
-
-/// [`check_shape`] with the error in the core's terms.
 /// `split_longs`: long strings cross apart ([`Checked::longs`]).
-fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<Checked, Error> {
+pub fn check_shape(
+    value: &JsValue,
+    path: &str,
+    kind: Kind,
+    split_longs: bool,
+) -> Result<Checked, Error> {
     let found = plain_shape(
         value,
         MAX_DEPTH,
@@ -174,19 +171,15 @@ fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<C
         split_longs,
         MAX_TEXT,
     )
-    .map_err(|e| {
-        let detail = error_message(&e).unwrap_or_else(|| "reading it threw".to_string());
-        kind.error(path, format!("the value could not be read: {detail}"))
-    })?;
+    .map_err(|e| plain_data::unreadable(kind, path, error_message(&e).as_deref()))?;
     if found.is_undefined() || found.is_null() {
+        let value = value.clone();
         return Ok(Checked {
-            value: value.clone(),
-            binaries: None,
-            text: false,
-            longs: None,
+            value,
+            ..Checked::default()
         });
     }
-    let field = |k: &str| js_sys::Reflect::get(&found, &JsValue::from_str(k)).unwrap_or_default();
+    let field = |k: &str| get(&found, k);
     if let Ok(binaries) = field("binaries").dyn_into::<js_sys::Array>() {
         return Ok(Checked {
             value: field("value"),
@@ -198,43 +191,34 @@ fn shape(value: &JsValue, path: &str, kind: Kind, split_longs: bool) -> Result<C
                 .filter(|l| l.length() > 0),
         });
     }
-    let get = |k: &str| field(k).as_string().unwrap_or_default();
-    let at = format!("{path}{}", get("path"));
-    Err(plain_data::refusal(kind, &at, &get("reason")))
+    let text = |k: &str| field(k).as_string().unwrap_or_default();
+    let at = format!("{path}{}", text("path"));
+    Err(plain_data::refusal(kind, &at, &text("reason")))
 }
 
 /// `value` as JSON after [`check_shape`]; `what` describes it in the error ("the message").
 pub fn to_json(value: &JsValue, path: &str, kind: Kind, what: &str) -> Result<Value, JsValue> {
-    to_json_with_binaries(value, path, kind, what).map(|(v, _)| v)
-}
-
-/// [`to_json`], also returning the binary values that placeholders in the JSON stand for.
-pub fn to_json_with_binaries(
-    value: &JsValue,
-    path: &str,
-    kind: Kind,
-    what: &str,
-) -> Result<(Value, Option<js_sys::Array>), JsValue> {
-    json_with_binaries(value, path, kind, what).map_err(|e| error_to_js(&e, None))
+    throw(json_of(value, path, kind, what))
 }
 
 /// [`to_json`] with the error in the core's terms.
 pub fn json_of(value: &JsValue, path: &str, kind: Kind, what: &str) -> Result<Value, Error> {
-    json_with_binaries(value, path, kind, what).map(|(v, _)| v)
+    to_json_with_binaries(value, path, kind, what).map(|(v, _)| v)
 }
 
-fn json_with_binaries(
+/// [`json_of`], also returning the binary values that placeholders in the JSON stand for.
+pub fn to_json_with_binaries(
     value: &JsValue,
     path: &str,
     kind: Kind,
     what: &str,
 ) -> Result<(Value, Option<js_sys::Array>), Error> {
     super::heap::grow_ahead();
-    let checked = shape(value, path, kind, true)?;
+    let checked = check_shape(value, path, kind, true)?;
     let mut json = match checked.text.then(|| via_text(&checked.value)).flatten() {
         Some(json) => json,
         None => serde_wasm_bindgen::from_value(checked.value)
-            .map_err(|e| kind.error(path, format!("{what} is not plain data: {e}")))?,
+            .map_err(|e| plain_data::not_plain(kind, path, what, &e.to_string()))?,
     };
     if let Some(longs) = &checked.longs {
         plain_data::put_back_longs(&mut json, &|k| string_of(&longs.get(k)));
@@ -267,7 +251,7 @@ pub fn with_binaries(
     if let Some(b) = binaries {
         return restore_binaries(&value, b);
     }
-    match check_shape(original, "", Kind::Input) {
+    match check_shape(original, "", Kind::Input, false) {
         Ok(Checked {
             binaries: Some(b), ..
         }) => restore_binaries(&value, &b),

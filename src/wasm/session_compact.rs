@@ -62,7 +62,7 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
     let slots = snapshot_slots(core, &snapshot, format);
     let originals = inner.values(&mut state, slots, format);
     drop(state);
-    let mut requests = Requests::new(originals.clone(), format, input.tokens_before);
+    let mut requests = Requests::new(originals.clone(), format);
     // The conversation as the model last saw it, for a continuing request: the context as
     // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed).
     if inner.options.settings.summary_mode == SummaryMode::Continue {
@@ -71,7 +71,6 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
             .ok()
             .map(|r| get(&r, "messages").unchecked_into());
     }
-    requests.state = input.state.clone();
     let task = Task::Compaction {
         snapshot: Box::new(snapshot),
         originals,

@@ -5,7 +5,7 @@
 //! the binding hands to JS as a handle and `js/driver.mjs` carries out ([`steps`]: what it asks
 //! for and what it is told, as plain data; [`reading`]: how the driver's report of a step becomes
 //! the event the job takes). [`Once`] is the same for one request outside a
-//! compaction (a memory block's). The job makes every decision of a call,
+//! compaction (a memory block's); a [`Machine`] is either, as the binding's handle steps it. The job makes every decision of a call,
 //! in order, with these rules:
 //!
 //! 1. [`Pipeline::start`]: from the kind of call ([`Kind`]), the trigger's decision on the
@@ -30,6 +30,7 @@
 
 pub mod asking;
 pub mod job;
+pub mod machine;
 pub mod once;
 mod pieces;
 pub mod prepare;
@@ -38,9 +39,10 @@ pub mod steps;
 
 pub use asking::{Asked, Asking};
 pub use job::Job;
+pub use machine::Machine;
 pub use once::Once;
 pub use prepare::{on_pressure, Prepare};
-pub use reading::{event, Awaits, ReportedValue};
+pub use reading::{event, Awaits, ReportedValue, Seen};
 pub use steps::{
     BeforeAnswer, CallEnd, CallId, Compacted, Event, HookEnd, Input, Outcome, StateField, Step,
     ValueId,

@@ -14,6 +14,8 @@ use super::steps::{CallId, Event, Outcome, Step};
 /// The state of one request.
 pub struct Once {
     request: PieceRequest,
+    /// How long a call (and the handle's hooks) may take: the options' `timeoutMs`.
+    timeout_ms: u64,
     asking: Asking,
     calls: u32,
     waiting: bool,
@@ -36,6 +38,7 @@ impl Once {
                 max_tokens,
                 round: 1,
             },
+            timeout_ms: options.timeout_ms,
             asking: Asking::new(retry_policy(options)),
             calls: 0,
             waiting: false,
@@ -46,6 +49,11 @@ impl Once {
     /// The request (its `system`, `prompt` and `maxTokens` are what the summarizer gets).
     pub fn request(&self) -> &PieceRequest {
         &self.request
+    }
+
+    /// The options' `timeoutMs`, as the driver waits for the call.
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout_ms
     }
 
     fn call(&mut self, delay_ms: u64) -> Step {

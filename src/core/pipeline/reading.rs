@@ -2,8 +2,9 @@
 //! `js/driver.mjs` reports `{ kind, call?, value? }` (`kind`: `answer`, `threw`, `rejected`,
 //! `timedOut`, `aborted`); which event that is depends on what the step handed out waits for
 //! ([`Step::awaits`]). The caller's value stays in the binding: the core asks it, through
-//! [`ReportedValue`], only for what the event needs (keep it and name it, its answer's length,
-//! text and state, `onBeforeCompaction`'s decision, a hook error's message).
+//! [`ReportedValue`], only for what the event needs (keep it and name it, what it or one of its
+//! fields is, a text's length before the text, an answer's state, a hook error's message), and
+//! decides here what that comes to: where an answer's text is, what cancels a compaction.
 
 use super::steps::{BeforeAnswer, CallEnd, CallId, Event, HookEnd, StateField, Step, ValueId};
 use crate::core::summary::answer::MAX_ANSWER_UNITS;
@@ -33,26 +34,65 @@ impl Step {
     }
 }
 
-/// The caller's value of a report, read by the binding when the core asks.
+/// What the binding sees of the caller's value, or of one of its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// `undefined`, or a field of a value that is not an object.
+    Undefined,
+    /// A boolean.
+    Bool(bool),
+    /// A string of this many UTF-16 units (not copied).
+    Text(usize),
+    /// An object (not `null`, not a function).
+    Object,
+    /// `null`.
+    Null,
+    /// Anything else (a number, a function...).
+    Other,
+}
+
+/// The caller's value of a report, read by the binding when the core asks. `path` names a field
+/// (`["summary"]`), a field of a field, or the value itself (empty).
 pub trait ReportedValue {
     /// Keeps the value and names it.
     fn keep(&mut self) -> ValueId;
-    /// As `onBeforeCompaction`'s answer: `false` or `{ cancel: true }`.
-    fn cancels(&self) -> bool;
-    /// As `onBeforeCompaction`'s answer: the UTF-16 length of its `summary` field's text (0 when
-    /// not a string), `None` when it has no `summary`.
-    fn summary_units(&self) -> Option<usize>;
-    /// As `onBeforeCompaction`'s answer: its `summary` when a string.
-    fn summary_text(&self) -> Option<String>;
-    /// As a summarizer's answer (a string, or `{ summary: string }`): its text's UTF-16 length
-    /// (0 when it is neither), read without copying it.
-    fn answer_units(&self) -> usize;
-    /// As a summarizer's answer: its text.
-    fn answer_text(&self) -> Option<String>;
-    /// As a summarizer's answer: the `state` of `{ summary, state }`.
-    fn answer_state(&mut self) -> StateField;
-    /// As a hook's error: its message, or a description.
-    fn detail(&self) -> String;
+    /// What is at `path`.
+    fn seen(&self, path: &[&str]) -> Seen;
+    /// The string at `path`, copied; `None` when it is not a string.
+    fn text(&self, path: &[&str]) -> Option<String>;
+    /// The value at `path` (neither `undefined` nor `null`) read as plain data for a summarizer's
+    /// workstream state: [`StateField::Given`] or [`StateField::Unreadable`].
+    fn state(&mut self, path: &[&str]) -> StateField;
+    /// As a thrown JS `Error`: its message; `None` for another value.
+    fn error_message(&self) -> Option<String>;
+}
+
+/// A hook's error as its message, the text it threw, or a description.
+fn detail(value: &dyn ReportedValue) -> String {
+    (value.error_message())
+        .or_else(|| value.text(&[]))
+        .unwrap_or_else(|| "a non-Error value".to_string())
+}
+
+/// The `state` of an answer `{ summary, state }`.
+fn answer_state(value: &mut dyn ReportedValue) -> StateField {
+    match value.seen(&["state"]) {
+        Seen::Undefined | Seen::Null => StateField::Absent,
+        _ => value.state(&["state"]),
+    }
+}
+
+/// The UTF-16 length of an answer's text at `path` (a string, or an object's `summary` string),
+/// read without copying it; 0 when it is neither.
+fn text_units(value: &dyn ReportedValue, path: &[&str]) -> usize {
+    let seen = match value.seen(path) {
+        Seen::Object => value.seen(&[path, &["summary"]].concat()),
+        seen => seen,
+    };
+    match seen {
+        Seen::Text(units) => units,
+        _ => 0,
+    }
 }
 
 impl StateField {
@@ -92,7 +132,7 @@ pub fn event(
             _ => BeforeAnswer::Proceed,
         }),
         Awaits::Hook => Event::Hook(match kind {
-            "threw" | "rejected" => HookEnd::Failed(value.detail()),
+            "threw" | "rejected" => HookEnd::Failed(detail(value)),
             "timedOut" => HookEnd::TimedOut,
             _ => HookEnd::Settled,
         }),
@@ -111,26 +151,29 @@ pub fn event(
 
 /// A summarizer's answer: refused unread past [`MAX_ANSWER_UNITS`].
 fn call_answer(value: &mut dyn ReportedValue) -> CallEnd {
-    let units = value.answer_units();
+    let units = text_units(value, &[]);
     if units > MAX_ANSWER_UNITS {
         return CallEnd::TooLong(units);
     }
     CallEnd::Answer {
-        text: value.answer_text(),
-        state: value.answer_state(),
+        text: value.text(&[]).or_else(|| value.text(&["summary"])),
+        state: answer_state(value),
         value: value.keep(),
     }
 }
 
-/// What `onBeforeCompaction`'s value comes to: a summary past [`MAX_ANSWER_UNITS`] is not read.
+/// What `onBeforeCompaction`'s value comes to: `false` or `{ cancel: true }` cancels; a `summary`
+/// field stands in for the summarizer, unread past [`MAX_ANSWER_UNITS`].
 fn before_answer(value: &mut dyn ReportedValue) -> BeforeAnswer {
-    if value.cancels() {
+    if value.seen(&[]) == Seen::Bool(false) || value.seen(&["cancel"]) == Seen::Bool(true) {
         return BeforeAnswer::Cancel;
     }
-    match value.summary_units() {
-        None => BeforeAnswer::Proceed,
-        Some(units) if units > MAX_ANSWER_UNITS => BeforeAnswer::TooLong(units),
-        Some(_) => BeforeAnswer::Summary(value.summary_text()),
+    match value.seen(&["summary"]) {
+        Seen::Undefined => BeforeAnswer::Proceed,
+        _ => match text_units(value, &["summary"]) {
+            units if units > MAX_ANSWER_UNITS => BeforeAnswer::TooLong(units),
+            _ => BeforeAnswer::Summary(value.text(&["summary"])),
+        },
     }
 }
 
@@ -148,32 +191,133 @@ mod tests {
         kept: u32,
     }
 
+    /// `path` in a plain value: the value, its `summary` or its `cancel`.
+    fn field<'a>(p: &'a Plain, path: &[&str]) -> Option<&'a Option<String>> {
+        match path {
+            [] => Some(&p.text),
+            ["summary"] => Some(&p.summary),
+            _ => None,
+        }
+    }
+
     impl ReportedValue for Plain {
         fn keep(&mut self) -> ValueId {
             self.kept += 1;
             ValueId(self.kept - 1)
         }
-        fn cancels(&self) -> bool {
-            self.cancel
+        fn seen(&self, path: &[&str]) -> Seen {
+            match (path, field(self, path)) {
+                (["cancel"], _) if self.cancel => Seen::Bool(true),
+                (_, Some(Some(t))) => Seen::Text(t.encode_utf16().count()),
+                ([], _) => Seen::Object,
+                _ => Seen::Undefined,
+            }
         }
-        fn summary_units(&self) -> Option<usize> {
-            self.summary.as_ref().map(|s| s.encode_utf16().count())
+        fn text(&self, path: &[&str]) -> Option<String> {
+            field(self, path).cloned().flatten()
         }
-        fn summary_text(&self) -> Option<String> {
-            self.summary.clone()
+        fn state(&mut self, _path: &[&str]) -> StateField {
+            StateField::not_plain("a function")
         }
-        fn answer_units(&self) -> usize {
-            self.text.as_ref().map_or(0, |t| t.encode_utf16().count())
+        fn error_message(&self) -> Option<String> {
+            Some("boom".into())
         }
-        fn answer_text(&self) -> Option<String> {
-            self.text.clone()
+    }
+
+    /// A JS-like value given by what each path shows.
+    struct Shown(Vec<(&'static [&'static str], Seen)>);
+
+    impl ReportedValue for Shown {
+        fn keep(&mut self) -> ValueId {
+            ValueId(0)
         }
-        fn answer_state(&mut self) -> StateField {
-            StateField::Absent
+        fn seen(&self, path: &[&str]) -> Seen {
+            let found = self.0.iter().find(|(p, _)| *p == path);
+            found.map_or(Seen::Undefined, |(_, seen)| *seen)
         }
-        fn detail(&self) -> String {
-            "boom".into()
+        fn text(&self, path: &[&str]) -> Option<String> {
+            match self.seen(path) {
+                Seen::Text(n) => Some("t".repeat(n)),
+                _ => None,
+            }
         }
+        fn state(&mut self, _path: &[&str]) -> StateField {
+            StateField::Given(serde_json::json!({"goal": "g"}))
+        }
+        fn error_message(&self) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn what_the_caller_returned_is_read_as_javascript_reads_it() {
+        let before = |v: &mut Shown| match event(Awaits::Before, "answer", None, v) {
+            Event::Before(b) => b,
+            other => panic!("{other:?}"),
+        };
+        // `false` cancels; `true`, `{ cancel: false }` or an object without `summary` proceed.
+        let cancel = Seen::Bool(true);
+        assert_eq!(
+            before(&mut Shown(vec![(&[], Seen::Bool(false))])),
+            BeforeAnswer::Cancel
+        );
+        assert_eq!(
+            before(&mut Shown(vec![(&["cancel"], cancel)])),
+            BeforeAnswer::Cancel
+        );
+        assert_eq!(
+            before(&mut Shown(vec![(&[], Seen::Bool(true))])),
+            BeforeAnswer::Proceed
+        );
+        let no = vec![
+            (&[][..], Seen::Object),
+            (&["cancel"][..], Seen::Bool(false)),
+        ];
+        assert_eq!(before(&mut Shown(no)), BeforeAnswer::Proceed);
+        // A `summary` that is not a string is `Summary(None)`; an object's `summary.summary`
+        // counts toward the limit.
+        let number = vec![(&[][..], Seen::Object), (&["summary"][..], Seen::Other)];
+        assert_eq!(before(&mut Shown(number)), BeforeAnswer::Summary(None));
+        let units = MAX_ANSWER_UNITS + 2;
+        let nested = vec![
+            (&["summary"][..], Seen::Object),
+            (&["summary", "summary"][..], Seen::Text(units)),
+        ];
+        assert_eq!(before(&mut Shown(nested)), BeforeAnswer::TooLong(units));
+        // An answer `{ summary }` is read by its field; a number answer has no text.
+        let call = |v: &mut Shown| match event(Awaits::Call, "answer", Some(1.0), v) {
+            Event::Call { end, .. } => end,
+            other => panic!("{other:?}"),
+        };
+        let object = vec![(&[][..], Seen::Object), (&["summary"][..], Seen::Text(3))];
+        let CallEnd::Answer { text, .. } = call(&mut Shown(object)) else {
+            panic!("not an answer");
+        };
+        assert_eq!(text.as_deref(), Some("ttt"));
+        let CallEnd::Answer { text, .. } = call(&mut Shown(vec![(&[], Seen::Other)])) else {
+            panic!("not an answer");
+        };
+        assert_eq!(text, None);
+        let long = vec![
+            (&[][..], Seen::Object),
+            (&["summary"][..], Seen::Text(units)),
+        ];
+        assert_eq!(call(&mut Shown(long)), CallEnd::TooLong(units));
+        // A `state` is read unless `undefined` or `null`.
+        let state = |seen: Seen| match call(&mut Shown(vec![(&["state"][..], seen)])) {
+            CallEnd::Answer { state, .. } => state,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(state(Seen::Undefined), StateField::Absent);
+        assert_eq!(state(Seen::Null), StateField::Absent);
+        let given = StateField::Given(serde_json::json!({"goal": "g"}));
+        assert_eq!(state(Seen::Object), given);
+        // A hook that threw a string, or neither an `Error` nor a string.
+        let hook = |v: &mut Shown| event(Awaits::Hook, "threw", None, v);
+        let text = Event::Hook(HookEnd::Failed("ttttt".into()));
+        assert_eq!(hook(&mut Shown(vec![(&[], Seen::Text(5))])), text);
+        let other = Event::Hook(HookEnd::Failed("a non-Error value".into()));
+        assert_eq!(hook(&mut Shown(vec![(&[], Seen::Other)])), other);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! names them by [`ValueId`], so an error the core raises can carry one as its cause. Also what a
 //! job works on ([`Input`], owned: a job outlives the call that starts it) and the result's
 //! `digest` field. A step serializes to the plain data the binding hands to JS
-//! (`{ "step": "call", "call": 0, "delayMs": 0 }`; `tests::steps_json` pins every kind).
+//! (`{ "step": "call", "call": 0, "delayMs": 0 }`; `tests::steps_json` pins every kind), with the
+//! field the caller's value it names goes in ([`Step::value_field`]).
 
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
@@ -92,6 +93,20 @@ pub enum Step {
     Commit(Box<Compacted>),
     /// The compaction is over.
     Done(Outcome),
+}
+
+impl Step {
+    /// The caller's value (kept by the binding) that the step hands to JS, and the field of the
+    /// step's plain data it goes in: a report's `errorValue`, `abortCalls`'s `reasonValue`, the
+    /// `error` a rejected compaction ends with.
+    pub fn value_field(&self) -> Option<(&'static str, ValueId)> {
+        match self {
+            Step::Report { error, .. } => Some(("errorValue", *error)),
+            Step::AbortCalls { reason } => Some(("reasonValue", *reason)),
+            Step::Done(Outcome::Rejected(id)) => Some(("error", *id)),
+            _ => None,
+        }
+    }
 }
 
 /// What the binding answers a [`Step`] with.

@@ -249,3 +249,25 @@ fn steps_json() {
         assert_eq!(json_of(&step), expected, "{step:?}");
     }
 }
+
+#[test]
+fn the_caller_values_a_step_hands_out_go_in_named_fields() {
+    let report = Step::Report {
+        error: ValueId(2),
+        swallowed: true,
+        failure: false,
+    };
+    assert_eq!(report.value_field(), Some(("errorValue", ValueId(2))));
+    let abort = Step::AbortCalls { reason: ValueId(5) };
+    assert_eq!(abort.value_field(), Some(("reasonValue", ValueId(5))));
+    let rejected = Step::Done(Outcome::Rejected(ValueId(1)));
+    assert_eq!(rejected.value_field(), Some(("error", ValueId(1))));
+    for none in [
+        Step::Await,
+        Step::CheckSignal,
+        Step::Done(Outcome::Committed),
+        Step::Done(Outcome::Unchanged("w".into())),
+    ] {
+        assert_eq!(none.value_field(), None, "{none:?}");
+    }
+}
