@@ -112,17 +112,26 @@ export function guard(wasm, CompactionError, onReset) {
     let text = raw.__logSince(COPY_LIMIT);
     if (text === "") return;
     const staged = [];
+    let header;
     for (;;) {
       const part = readCopy(text);
       part.bytes = encoder.encode(part.lines);
+      // The header and the lines are slices of the answer, and a slice keeps the whole answer
+      // alive: the staged parts keep only their bytes (holding each answer's header held every
+      // answer, the log's size twice over as UTF-16, until the copy was made).
+      header = part.header;
       part.lines = undefined;
+      part.header = undefined;
       staged.push(part);
       if (!part.more) break;
       text = raw.__logSince(COPY_LIMIT);
       if (text === "") break;
     }
+    // The header kept as a string of its own, not a slice of the last answer (a JSON round trip
+    // copies any string exactly).
+    header = JSON.parse(JSON.stringify(header));
     for (const part of staged) {
-      copy.header = part.header;
+      copy.header = header;
       dropFrom(copy, part.from);
       if (part.count > 0) {
         copy.chunks.push({ bytes: part.bytes, count: part.count });

@@ -35,14 +35,19 @@ export async function compactFile(file, values, { stream = process.stderr, write
   return compactOpened(file, values, stream, (optionsFor) => openInputSession(file, values.format, optionsFor), write);
 }
 
-/** The session's log in parts of about 1 MiB (Session.toJSONLPart), read one at a time. */
+/**
+ * The session's log in parts of about 32 KiB (Session.toJSONLPart), read one at a time: each
+ * part's string stays under V8's large-object size, so it dies young once written.
+ */
 function* logParts(session) {
   for (let from = 0; from !== null; ) {
-    const { text, next } = session.toJSONLPart(from);
+    const { text, next } = session.toJSONLPart(from, PART_BYTES);
     yield text;
     from = next;
   }
 }
+
+const PART_BYTES = 1 << 15;
 
 async function compactOpened(file, values, stream, open, write = null) {
   const { summarize, name } = summarizerFor(values);
