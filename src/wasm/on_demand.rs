@@ -1,22 +1,18 @@
 //! The caller's message array read one message at a time, for `trimMessages`: a message is
-//! converted and counted only when the trimming rules ask for it (`core::trim::trim_history`).
-//! Before that, one walk in JS hashes every string the messages hold under a key ending in `id`
-//! (every tool id is one), which tells the rules which messages may hold a given tool id; and,
-//! when the format is to be detected, gives what detection reads of each message (its fields and
-//! those of its content blocks, without their text). An array that is not plain data (class instances, Maps, cycles, throwing getters...)
-//! gets `None`: the caller converts it whole, as every call did before.
-
-use std::borrow::Cow;
+//! converted and counted only when the trimming rules ask for it (`core::trim::trim_history`,
+//! through the core's `JsonSource`, which imports and counts it). Before that, one walk in JS
+//! hashes every string the messages hold under a key ending in `id` (every tool id is one), which
+//! tells the rules which messages may hold a given tool id; and, when the format is to be
+//! detected, gives what detection reads of each message (its fields and those of its content
+//! blocks, without their text). An array that is not plain data (class instances, Maps, cycles,
+//! throwing getters...) gets `None`: the caller converts it whole, as every call did before.
 
 use js_sys::Array;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::throw;
-use crate::core::error::Result;
 use crate::core::estimate::Estimator;
-use crate::core::message::Message;
-use crate::core::trim::{TrimSource, TrimmedHistory};
+use crate::core::trim::{JsonSource, TrimSource, TrimmedHistory};
 use crate::formats::detect::{detect_shapes, Detected};
 use crate::formats::{message_importer, Codec, Format};
 
@@ -58,12 +54,18 @@ impl OnDemandMessages {
         }))
     }
 
-    /// The messages as a [`TrimSource`] whose tokens `estimator` counts.
-    pub fn source<'e>(&'e self, estimator: &'e Estimator) -> Source<'e> {
-        Source {
-            messages: self,
-            estimator,
+    /// The messages as a [`TrimSource`] whose tokens `estimator` counts (the core's
+    /// [`JsonSource`]: each message converted when the rules first read it).
+    pub fn source<'e>(&'e self, estimator: &'e Estimator) -> impl TrimSource<'static> + 'e {
+        JsonSource {
+            len: self.plain.length() as usize,
+            read: |index: usize, path: &str| {
+                let value = super::convert::at(&self.plain, index);
+                super::plain::json_of(&value, path, super::plain::Kind::Input, "messages")
+            },
             import: message_importer(self.format),
+            estimator,
+            ids: &self.ids,
         }
     }
 
@@ -81,34 +83,6 @@ impl OnDemandMessages {
             }
         }
         out
-    }
-}
-
-/// [`OnDemandMessages`] read for a trim.
-pub struct Source<'e> {
-    messages: &'e OnDemandMessages,
-    estimator: &'e Estimator,
-    import: fn(&Value, &str) -> Result<Message>,
-}
-
-impl TrimSource<'static> for Source<'_> {
-    fn len(&self) -> usize {
-        self.messages.plain.length() as usize
-    }
-
-    fn read(&self, index: usize) -> Result<Cow<'static, Message>> {
-        let path = format!("messages[{index}]");
-        let value = super::convert::at(&self.messages.plain, index);
-        let json = super::plain::json_of(&value, &path, super::plain::Kind::Input, "messages")?;
-        (self.import)(&json, &path).map(Cow::Owned)
-    }
-
-    fn tokens(&self, _index: usize, message: &Message) -> usize {
-        self.estimator.estimate_message(message).total()
-    }
-
-    fn holders(&self, id: &str) -> Vec<usize> {
-        crate::core::plain_data::holders(&self.messages.ids, id)
     }
 }
 
