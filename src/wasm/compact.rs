@@ -7,10 +7,10 @@
 //! borrow of the `Compactor` is held while JS runs, so callbacks may call back into it, and
 //! overlapping calls do not interfere. Any failure leaves the caller's array untouched.
 
-use super::compactor::{Analyzed, Inner};
 use super::convert::{get, originals, outgoing, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
 use super::error::throw;
+use super::identity::{Analyzed, Inner};
 use crate::core::pipeline::{Compacted, Input, Job, Kind};
 use crate::core::report::unchanged_continued;
 use js_sys::Array;

@@ -2,8 +2,8 @@
 //! works on the caller's array and returns new values (the input is never mutated). Its state and
 //! every decision on it (`check`'s count, learning and trigger, the plan and its report, `prune`,
 //! the memo of the last automatic compaction) are the core's `CompactorState` (`core::compactor`);
-//! this file resolves the caller's objects to store ids through the identity map (only unseen
-//! messages are converted) and hands the core's results to JS, with the steps of a store-backed
+//! this file hands the core's results to JS, on the store ids of the caller's objects
+//! (`super::identity`, which converts only unseen messages), with the steps of a store-backed
 //! Compactor (its memo as a line). `compact` and `maybeCompact` are `super::compact`.
 
 use std::cell::RefCell;
@@ -13,119 +13,22 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{check_keys, get, outgoing, to_js, Incoming};
+use super::convert::{check_keys, get, outgoing, to_js};
 use super::error::throw;
 use super::functions::refuse_langchain_only;
-use super::identity::Identity;
-use super::options::{estimator_for, split_options, Callbacks};
+pub use super::identity::{Inner, State};
+use super::options::{estimator_for, split_options};
 use super::plain::{to_json, Kind as Shape};
 use crate::core::compactor::call::trim_options;
-use crate::core::compactor::{Call, CompactorState, Quick};
-use crate::core::error::Error;
-use crate::core::estimate::{Estimator, Usage};
-use crate::core::options::{parse, Options};
+use crate::core::estimate::Usage;
+use crate::core::options::parse;
 use crate::core::report::check_json;
 use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
-
-/// The core state of a `Compactor`, keeping the exported value of each message it made.
-pub type State = CompactorState<JsValue>;
-
-/// What a `Compactor` holds; shared with its in-flight compactions.
-pub struct Inner {
-    pub options: Options,
-    pub callbacks: Callbacks,
-    /// Mutable state, borrowed briefly and never across an `.await` or a call into JS.
-    pub state: RefCell<State>,
-    /// The caller's message objects to the ids of `state`'s store.
-    pub identity: Identity,
-}
-
-/// One call's messages: the caller's array (or, continued, the memo's head values followed by the
-/// caller's messages after the ones it replaced) and format, without messages of its own (they
-/// are `call`'s, the core's).
-pub struct Analyzed {
-    pub incoming: Incoming,
-    pub call: Call,
-}
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
 #[wasm_bindgen(skip_typescript)]
 pub struct Compactor {
     pub(crate) inner: Rc<Inner>,
-}
-
-impl Inner {
-    /// Resolves `messages` through the identity map (only unseen objects are converted): a
-    /// snapshot of the array with its format, the store ids, the estimator.
-    fn resolve(&self, messages: &JsValue) -> Result<(Incoming, Vec<u32>, Estimator), JsValue> {
-        if !Array::is_array(messages) {
-            let e = Error::invalid_input("messages", "messages must be an array");
-            return throw(Err(e));
-        }
-        let array = super::plain::snapshot(messages, "messages")?;
-        let estimator = estimator_for(&self.options)?;
-        // The store is taken out while JS runs (getters of the caller's objects may call back).
-        let mut store = std::mem::take(&mut self.state.borrow_mut().store);
-        let resolved = self
-            .identity
-            .resolve(&mut store, &array, self.options.format, &estimator);
-        let mut state = self.state.borrow_mut();
-        state.store = store;
-        let (ids, format) = resolved?;
-        state.settle(&ids);
-        let incoming = Incoming {
-            array,
-            format,
-            messages: Vec::new(),
-            binaries: None,
-        };
-        Ok((incoming, ids, estimator))
-    }
-
-    /// A call's messages copied out of the store for planning; `continuing` (an automatic call):
-    /// continued from the last automatic compaction when it applies.
-    pub fn analyze(&self, messages: &JsValue, continuing: bool) -> Result<Analyzed, JsValue> {
-        let (mut incoming, ids, estimator) = self.resolve(messages)?;
-        let mut state = self.state.borrow_mut();
-        let call = state.take_call((incoming.format, ids), estimator, continuing);
-        drop(state);
-        if let Some(c) = &call.continued {
-            incoming.array = self.continued_array(&incoming.array, c.prefix_len);
-        }
-        Ok(Analyzed { incoming, call })
-    }
-
-    /// The memo's head values followed by the caller's `array` from `n` on.
-    fn continued_array(&self, array: &Array, n: usize) -> Array {
-        let state = self.state.borrow();
-        let head: Array = state.memo.iter().flat_map(|m| &m.head_values).collect();
-        head.concat(&array.slice(u32::try_from(n).unwrap_or(u32::MAX), array.length()))
-    }
-
-    /// The trigger on an automatic call's history (continued from the last compaction when it
-    /// applies), from stored counts alone (no message is copied), with the array it would return
-    /// below the trigger.
-    pub fn quick(&self, messages: &JsValue) -> Result<(Array, Quick), JsValue> {
-        let (incoming, ids, _) = self.resolve(messages)?;
-        let q = self
-            .state
-            .borrow_mut()
-            .quick(&self.options, incoming.format, &ids);
-        let array = match q.continued {
-            None => incoming.array.slice(0, incoming.array.length()),
-            Some(n) => self.continued_array(&incoming.array, n),
-        };
-        Ok((array, q))
-    }
-
-    /// Remembers that a compaction returned `out`: its objects are registered in the store now
-    /// (as the next call would import them), and the next cut is floored past them when the next
-    /// call starts with them (`core::compactor::boundary`). Should reading them fail, the next
-    /// cut has no floor and the compaction stands.
-    pub fn returned(&self, out: &Array) {
-        let ids = self.resolve(out).map(|r| r.1).unwrap_or_default();
-        self.state.borrow_mut().returned(&ids);
-    }
 }
 
 /// `options.usage` of `check` and `plan`, parsed.
@@ -148,7 +51,7 @@ impl Compactor {
         let options = throw(parse(&json))?;
         throw(options.check_summarizer(callbacks.summarize.is_some()))?;
         let state = RefCell::new(State::new(&options));
-        let identity = Identity::default();
+        let identity = js_sys::WeakMap::new();
         let inner = Inner {
             options,
             callbacks,
