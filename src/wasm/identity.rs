@@ -22,9 +22,9 @@ use super::convert::Incoming;
 use super::error::{throw, to_js as error_to_js};
 use super::options::{estimator_for, Callbacks};
 use super::plain::{error_message, to_json_with_binaries, Kind};
-use crate::core::compactor::store::{array_threw, check_count, BATCH, BATCH_MAX};
+use crate::core::compactor::store::{array_threw, check_count};
+use crate::core::compactor::unseen::Reader;
 use crate::core::compactor::{Call, CompactorState, MessageStore, Quick};
-use crate::core::error::Error;
 use crate::core::estimate::Estimator;
 use crate::core::options::Options;
 use crate::formats::detect::detect_decided;
@@ -111,32 +111,22 @@ impl Inner {
             };
             Ok::<_, JsValue>((d.format, d.decided))
         })?;
-        let import = crate::formats::message_importer(format);
-        let read = |i: usize| {
-            let value = js_sys::Reflect::get_u32(array, u32::try_from(i).unwrap_or(u32::MAX));
-            let e = || Error::invalid_input(format!("messages[{i}]"), "reading it threw");
-            value.map(|v| (i, v)).map_err(|_| error_to_js(&e(), None))
+        // Only what the store does not hold is read and converted (`core::compactor::unseen`).
+        let reader = Reader {
+            read: |i: usize| js_sys::Reflect::get_u32(array, u32::try_from(i).ok()?).ok(),
+            batch: batch_json,
+            one: |i: usize, value: &JsValue| {
+                super::plain::json_of(value, &format!("messages[{i}]"), Kind::Input, "messages")
+            },
         };
-        let unseen = (store.unknown(&ids).into_iter().map(read)).collect::<Result<Vec<_>, _>>()?;
-        // In batches of at most BATCH_MAX, each imported before the next is converted.
-        for chunk in unseen.chunks(BATCH_MAX) {
-            let mut batch = batch_json(chunk).map(Vec::into_iter);
-            for (i, value) in chunk {
-                let i = *i;
-                let json = match batch.as_mut().and_then(Iterator::next) {
-                    Some(json) => json,
-                    None => to_json(value, &format!("messages[{i}]"))?,
-                };
-                let id = throw(store.import(i, &json, import, estimator))?;
-                if value.is_object() {
-                    self.identity
-                        .set(value.unchecked_ref(), &JsValue::from_f64(f64::from(id)));
-                }
-                if let Some(slot) = ids.get_mut(i) {
-                    *slot = id;
-                }
+        let import = crate::formats::message_importer(format);
+        let stored = |value: &JsValue, id: u32| {
+            if value.is_object() {
+                let id = JsValue::from_f64(f64::from(id));
+                self.identity.set(value.unchecked_ref(), &id);
             }
-        }
+        };
+        throw(store.import_unseen(&mut ids, reader, import, estimator, stored))?;
         Ok((ids, format))
     }
 
@@ -190,18 +180,14 @@ fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     super::plain::to_json(value, path, Kind::Input, "messages")
 }
 
-/// The unseen messages converted in one crossing (as the JSON bytes of one array, see
-/// `super::plain`) when there are many: `None` when they are few, when one of them holds binary
-/// data (its placeholders would be numbered across the batch, not within its message, as the
-/// way back expects), or when the batch fails the shape check; each is then converted alone, so
-/// an error names the message's own path.
+/// A batch of unseen messages converted in one crossing (as the JSON bytes of one array, see
+/// `super::plain`): `None` when one of them holds binary data (its placeholders would be numbered
+/// across the batch, not within its message, as the way back expects), or when the batch fails
+/// the shape check; each is then converted alone, so that an error names the message's own path.
 fn batch_json(unseen: &[(usize, JsValue)]) -> Option<Vec<Value>> {
-    if unseen.len() < BATCH {
-        return None;
-    }
     let batch: Array = unseen.iter().map(|(_, v)| v).collect();
     match to_json_with_binaries(&batch.into(), "messages", Kind::Input, "messages") {
-        Ok((Value::Array(items), None)) if items.len() == unseen.len() => Some(items),
+        Ok((Value::Array(items), None)) => Some(items),
         _ => None,
     }
 }
