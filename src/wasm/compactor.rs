@@ -4,7 +4,15 @@
 //! the memo of the last automatic compaction) are the core's `CompactorState` (`core::compactor`);
 //! this file hands the core's results to JS, on the store ids of the caller's objects
 //! (`super::identity`, which converts only unseen messages), with the steps of a store-backed
-//! Compactor (its memo as a line). `compact` and `maybeCompact` are `super::compact`.
+//! Compactor (its memo as a line).
+//!
+//! `compact` and `maybeCompact`: the cheap trigger check before anything is copied, then the
+//! core's plan and pipeline input (`CompactorState::job_input`) and its step machine
+//! ([`crate::core::pipeline::Job`]: breaker, hooks, summarizer calls, `onFailure`, the extractive
+//! fallback) handed to `js/driver.mjs` as a [`Driven`] handle; the commit builds the result and
+//! has the core remember the head for the next `maybeCompact`. The job owns its snapshot: no
+//! borrow of the `Compactor` is held while JS runs, so callbacks may call back into it, and
+//! overlapping calls do not interfere. Any failure leaves the caller's array untouched.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,16 +21,18 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{check_keys, get, outgoing, to_js};
+use super::convert::{check_keys, get, originals, outgoing, set, to_js};
+use super::driven::{Driven, Host, Owner, Requests};
 use super::error::throw;
 use super::functions::refuse_langchain_only;
-pub use super::identity::{Inner, State};
+pub use super::identity::{Analyzed, Inner, State};
 use super::options::{estimator_for, split_options};
 use super::plain::{to_json, Kind as Shape};
 use crate::core::compactor::call::trim_options;
 use crate::core::estimate::Usage;
 use crate::core::options::parse;
-use crate::core::report::check_json;
+use crate::core::pipeline::{Compacted, Input, Job, Kind};
+use crate::core::report::{check_json, unchanged_continued};
 use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
@@ -101,7 +111,8 @@ impl Compactor {
     /// call's options checked and its messages copied and converted now, in the call itself (bad
     /// input becomes the promise's rejection, and a failure of the instance happens where the trap
     /// guard sees it), then the result of a call that changes nothing or the compaction as a
-    /// `__Driven` handle. `automatic`: `maybeCompact`.
+    /// `__Driven` handle. `automatic`: `maybeCompact` (counts toward the circuit breaker, adds the
+    /// continue message).
     #[wasm_bindgen(js_name = __compact)]
     pub fn start_compaction(
         &self,
@@ -116,7 +127,31 @@ impl Compactor {
             self.inner.resolve(&copy)?;
         }
         super::heap::headroom();
-        super::compact::start(&self.inner, &copy, &options, automatic)
+        let (inner, call) = (&self.inner, call_options(&options));
+        let kind = Kind::of_call(automatic, call.force);
+        if kind == Kind::Automatic {
+            // Below the trigger nothing is copied or planned: cached counts decide.
+            let (array, q) = inner.quick(&copy)?;
+            let skipped = inner.state.borrow().skipped(&q);
+            if let Some(json) = skipped {
+                return Ok(with_messages(&json, &array, &Array::new()));
+            }
+        }
+        let mut a = inner.analyze(&copy, automatic)?;
+        let (options, summarizer) = (&inner.options, inner.callbacks.summarize.is_some());
+        let (force, instructions) = (call.force, call.instructions);
+        let state = inner.state.borrow();
+        let input = state.job_input(options, &mut a.call, kind, force, instructions, summarizer);
+        drop(state);
+        let input = throw(input)?;
+        let (array, format) = (a.incoming.array.clone(), a.incoming.format);
+        let requests = Requests::new(array, format, input.tokens_before);
+        let host = Commit {
+            inner: Rc::clone(inner),
+            a,
+            kind,
+        };
+        Ok(Driven::job(Job::new(input), Box::new(host), requests, call.signal).into())
     }
 
     /// `trimMessages` with the compactor's tokenizer and format, on its message store: the kept
@@ -203,5 +238,66 @@ impl Compactor {
         let memo = memo_of_line(&line, &state.recognizer, &estimator, to_js::<Value>);
         state.memo = Some(throw(memo)?);
         Ok(())
+    }
+}
+
+/// The caller's instructions, signal and `force` of a `compact`/`maybeCompact` call.
+pub struct CallOptions {
+    pub instructions: Option<String>,
+    pub signal: JsValue,
+    pub force: bool,
+}
+
+/// Reads the call's options (`{ instructions?, signal?, force? }`).
+pub fn call_options(value: &JsValue) -> CallOptions {
+    CallOptions {
+        instructions: get(value, "instructions").as_string(),
+        signal: get(value, "signal"),
+        force: get(value, "force").as_bool().unwrap_or(false),
+    }
+}
+
+/// A result (the core's `json`) with its `messages` and the caller's objects it `removed`.
+fn with_messages(json: &Value, messages: &Array, removed: &Array) -> JsValue {
+    let result = to_js(json);
+    set(&result, "messages", messages);
+    set(&result, "removed", removed);
+    result
+}
+
+/// The Compactor as the host of a driven compaction: its pipeline, and the result of a committed
+/// compaction.
+struct Commit {
+    inner: Rc<Inner>,
+    a: Analyzed,
+    kind: Kind,
+}
+
+impl Host for Commit {
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
+    }
+
+    fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {
+        let (a, inner) = (&self.a, &self.inner);
+        let out = outgoing(&a.incoming, &done.rendered);
+        // Seed 003's `hidden` in the digest, and for `maybeCompact` the memo.
+        let head_value = |i: usize| out.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let (digest, now) = (std::mem::take(&mut done.digest), js_sys::Date::now() as i64);
+        let (call, mut state) = ((&a.call, &*input, self.kind), inner.state.borrow_mut());
+        done.digest = state.commit_call(call, &done.rendered, digest, head_value, Some(now));
+        drop(state);
+        // The next cut is floored past what this one returned (seed 000, pi).
+        inner.returned(&out);
+        let removed = originals(&a.incoming, done.removed.iter().copied());
+        Ok(with_messages(&done.result(), &out, &removed))
+    }
+
+    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
+        let array = &self.a.incoming.array;
+        let copy = array.slice(0, array.length());
+        let continued = self.a.call.continued.is_some();
+        let json = unchanged_continued(tokens, warning, continued);
+        Ok(with_messages(&json, &copy, &Array::new()))
     }
 }
