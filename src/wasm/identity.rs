@@ -27,7 +27,6 @@ use crate::core::compactor::unseen::Reader;
 use crate::core::compactor::{Call, CompactorState, MessageStore, Quick};
 use crate::core::estimate::Estimator;
 use crate::core::options::Options;
-use crate::formats::detect::detect_decided;
 use crate::formats::Format;
 
 #[wasm_bindgen(module = "/js/snippets/identity.js")]
@@ -105,11 +104,7 @@ impl Inner {
         // them). Detection reads each message's fields and blocks (each distinct shape once); an
         // array that is not plain data is converted whole.
         let format = store.decide_format(self.options.format, || {
-            let d = match super::on_demand::detect_format(array)? {
-                Some(d) => d,
-                None => throw(detect_decided(&to_json(array, "messages")?))?,
-            };
-            Ok::<_, JsValue>((d.format, d.decided))
+            super::on_demand::detect_format(array).map(|d| (d.format, d.decided))
         })?;
         // Only what the store does not hold is read and converted (`core::compactor::unseen`).
         let reader = Reader {
@@ -174,10 +169,6 @@ impl Inner {
         let ids = self.resolve(out).map(|r| r.1).unwrap_or_default();
         self.state.borrow_mut().returned(&ids);
     }
-}
-
-fn to_json(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    super::plain::to_json(value, path, Kind::Input, "messages")
 }
 
 /// A batch of unseen messages converted in one crossing (as the JSON bytes of one array, see

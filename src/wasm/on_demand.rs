@@ -5,15 +5,17 @@
 //! tells the rules which messages may hold a given tool id; and, when the format is to be
 //! detected, gives what detection reads of each message (its fields and those of its content
 //! blocks, without their text). An array that is not plain data (class instances, Maps, cycles,
-//! throwing getters...) gets `None`: the caller converts it whole, as every call did before.
+//! throwing getters...) is converted whole, as every call did before: by the caller of
+//! [`OnDemandMessages::new`], which gets `None`, and by [`detect_format`] itself.
 
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::error::throw;
+use super::plain::Kind;
 use crate::core::estimate::Estimator;
 use crate::core::trim::{JsonSource, TrimSource, TrimmedHistory};
-use crate::formats::detect::{detect_shapes, Detected};
+use crate::formats::detect::{detect_decided, detect_shapes, Detected};
 use crate::formats::{message_importer, Codec, Format};
 
 /// A message array prepared for reading on demand.
@@ -39,12 +41,9 @@ impl OnDemandMessages {
         let Some(view) = super::plain::on_demand(&array, format.is_none()) else {
             return Ok(None);
         };
-        let format = match format {
-            Some(f) => f,
-            None => match detect_view(&view)?.map(|d| d.format) {
-                Some(f) => f,
-                None => return Ok(None),
-            },
+        let detected = format.is_none().then(|| detect_view(&view)).transpose()?;
+        let Some(format) = format.or(detected.flatten().map(|d| d.format)) else {
+            return Ok(None);
         };
         Ok(Some(OnDemandMessages {
             array,
@@ -61,7 +60,7 @@ impl OnDemandMessages {
             len: self.plain.length() as usize,
             read: |index: usize, path: &str| {
                 let value = super::convert::at(&self.plain, index);
-                super::plain::json_of(&value, path, super::plain::Kind::Input, "messages")
+                super::plain::json_of(&value, path, Kind::Input, "messages")
             },
             import: message_importer(self.format),
             estimator,
@@ -86,13 +85,17 @@ impl OnDemandMessages {
     }
 }
 
-/// The format of `array` (a snapshot) from what detection reads of each message, each distinct
-/// shape converted once, and whether the messages showed it: `Ok(None)` when the array is not
-/// plain data (the caller converts it whole to detect it). Errors: an ambiguous format.
-pub fn detect_format(array: &Array) -> std::result::Result<Option<Detected>, JsValue> {
-    match super::plain::on_demand(array, true) {
-        Some(view) => detect_view(&view),
-        None => Ok(None),
+/// The format of `array` (a snapshot) and whether the messages showed it, from what detection
+/// reads of each message, each distinct shape converted once; an array that is not plain data is
+/// converted whole to detect it. Errors: an ambiguous format, messages that are not plain data.
+pub fn detect_format(array: &Array) -> std::result::Result<Detected, JsValue> {
+    let view = super::plain::on_demand(array, true);
+    match view.map(|v| detect_view(&v)).transpose()?.flatten() {
+        Some(detected) => Ok(detected),
+        None => {
+            let json = super::plain::to_json(array, "messages", Kind::Input, "messages")?;
+            throw(detect_decided(&json))
+        }
     }
 }
 
