@@ -33,7 +33,7 @@ use crate::core::estimate::Usage;
 use crate::core::options::parse;
 use crate::core::pipeline::{Compacted, Input, Job, Kind};
 use crate::core::report::{check_json, unchanged_continued};
-use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
+use crate::formats::memo_line::{memo_header, memo_line, seed_memo};
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
 #[wasm_bindgen(skip_typescript)]
@@ -60,17 +60,13 @@ impl Compactor {
         let (json, callbacks) = split_options(&options)?;
         let options = throw(parse(&json))?;
         throw(options.check_summarizer(callbacks.summarize.is_some()))?;
-        let state = RefCell::new(State::new(&options));
-        let identity = js_sys::WeakMap::new();
-        let inner = Inner {
+        let inner = Rc::new(Inner {
+            state: RefCell::new(State::new(&options)),
+            identity: js_sys::WeakMap::new(),
             options,
             callbacks,
-            state,
-            identity,
-        };
-        Ok(Compactor {
-            inner: Rc::new(inner),
-        })
+        });
+        Ok(Compactor { inner })
     }
 
     /// Forgets every message object seen so far. Messages are read once, when first seen; call
@@ -235,9 +231,7 @@ impl Compactor {
     pub fn memo_seed(&self, line: String) -> Result<(), JsValue> {
         let estimator = estimator_for(&self.inner.options)?;
         let mut state = self.inner.state.borrow_mut();
-        let memo = memo_of_line(&line, &state.recognizer, &estimator, to_js::<Value>);
-        state.memo = Some(throw(memo)?);
-        Ok(())
+        throw(seed_memo(&mut state, &line, &estimator, to_js::<Value>))
     }
 }
 
