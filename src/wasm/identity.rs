@@ -132,14 +132,17 @@ impl Inner {
         let mut state = self.state.borrow_mut();
         let call = state.take_call((incoming.format, ids), estimator, continuing);
         drop(state);
-        if let Some(c) = &call.continued {
-            incoming.array = self.continued_array(&incoming.array, c.prefix_len);
-        }
+        let continued = call.continued.as_ref().map(|c| c.prefix_len);
+        incoming.array = self.call_array(incoming.array, continued);
         Ok(Analyzed { incoming, call })
     }
 
-    /// The memo's head values followed by the caller's `array` from `n` on.
-    fn continued_array(&self, array: &Array, n: usize) -> Array {
+    /// The array of a call: `array` (a snapshot of the caller's), or when the call continues the
+    /// last automatic compaction, the memo's head values followed by `array` from `continued` on.
+    fn call_array(&self, array: Array, continued: Option<usize>) -> Array {
+        let Some(n) = continued else {
+            return array;
+        };
         let state = self.state.borrow();
         let head: Array = state.memo.iter().flat_map(|m| &m.head_values).collect();
         head.concat(&array.slice(u32::try_from(n).unwrap_or(u32::MAX), array.length()))
@@ -150,15 +153,10 @@ impl Inner {
     /// below the trigger.
     pub fn quick(&self, messages: &JsValue) -> Result<(Array, Quick), JsValue> {
         let (incoming, ids, _) = self.resolve(messages)?;
-        let q = self
-            .state
-            .borrow_mut()
-            .quick(&self.options, incoming.format, &ids);
-        let array = match q.continued {
-            None => incoming.array.slice(0, incoming.array.length()),
-            Some(n) => self.continued_array(&incoming.array, n),
-        };
-        Ok((array, q))
+        let mut state = self.state.borrow_mut();
+        let q = state.quick(&self.options, incoming.format, &ids);
+        drop(state);
+        Ok((self.call_array(incoming.array, q.continued), q))
     }
 
     /// Remembers that a compaction returned `out`: its objects are registered in the store now
