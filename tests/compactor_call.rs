@@ -185,6 +185,30 @@ fn prune_says_what_comes_back_for_each_message_and_where_new_forms_land() {
 }
 
 #[test]
+fn finishing_a_prune_gives_the_messages_back_to_the_store() {
+    let options =
+        options(json!({"prune": {"style": "opencode", "protectTokens": 500, "minimum": 50}}));
+    let messages = history(8, 300);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let mut call = state.take_call((Format::Pi, ids.clone()), estimator(), false);
+    let pruned = state.prune_call(&options, &mut call, 0);
+    let new = pruned
+        .iter()
+        .filter(|p| matches!(p, Pruned::New(..)))
+        .count();
+    assert!(new > 0);
+    let made: Vec<Vec<String>> = (0..new).map(|k| vec![format!("p{k}")]).collect();
+    let original = |i: usize| format!("m{i}");
+    let (out, forms) = state.finish_prune(call, pruned, made, original);
+    assert_eq!((out.len(), forms.len()), (messages.len(), new));
+    assert_eq!(out[0], "m0");
+    // The call's messages went back unchanged: the next call over them takes the same.
+    let again = state.take_call((Format::Pi, ids), estimator(), false);
+    assert_eq!(again.messages, messages);
+}
+
+#[test]
 fn trim_refuses_the_compactors_own_settings() {
     for key in ["tokenizer", "format"] {
         let e = trim_options(&json!({"maxTokens": 10, key: "x"})).unwrap_err();

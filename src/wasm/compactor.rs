@@ -180,17 +180,14 @@ impl Compactor {
             .map(|r| outgoing(&a.incoming, &[r]).iter().collect())
             .collect();
         let original = |i: usize| a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
-        let mut state = self.inner.state.borrow_mut();
-        let (out, forms) = state.prune_output(&a.call.ids, pruned, made, original);
-        state.restore_call(a.call);
-        drop(state);
+        let (out, forms) =
+            (self.inner.state.borrow_mut()).finish_prune(a.call, pruned, made, original);
         let out: Array = out.into_iter().collect();
         // The pruned forms are registered now, each knowing which of its parts stand for hidden
         // ones: a compaction that summarizes them lists those in its digest (`hidden`).
         if !forms.is_empty() {
-            if let Ok((_, ids, _)) = self.inner.resolve(&out) {
-                self.inner.state.borrow_mut().mark_hidden(&ids, &forms);
-            }
+            let ids = self.inner.resolve(&out).map(|r| r.1).unwrap_or_default();
+            self.inner.state.borrow_mut().mark_hidden(&ids, &forms);
         }
         Ok(out.into())
     }

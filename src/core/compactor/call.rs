@@ -369,6 +369,23 @@ impl<V> CompactorState<V> {
         (out, forms)
     }
 
+    /// [`CompactorState::prune_output`] for `call`, whose messages then go back to the store
+    /// ([`CompactorState::restore_call`]): the call is over.
+    pub fn finish_prune(
+        &mut self,
+        call: Call,
+        pruned: Vec<Pruned<V>>,
+        made: Vec<Vec<V>>,
+        original: impl Fn(usize) -> V,
+    ) -> (Vec<V>, Vec<(u32, Vec<usize>)>)
+    where
+        V: Clone,
+    {
+        let output = self.prune_output(&call.ids, pruned, made, original);
+        self.restore_call(call);
+        output
+    }
+
     /// Marks, for each pruned form a prune returned (`forms`: its index among the stored messages
     /// `ids` and the parts that replaced hidden ones), which parts a compaction's digest lists as
     /// `hidden` ([`super::hidden`]).
