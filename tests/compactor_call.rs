@@ -18,6 +18,7 @@ use context_compaction::core::message::{Message, Role};
 use context_compaction::core::options::Options;
 use context_compaction::core::pipeline::Kind;
 use context_compaction::core::render::{Origin, Rendered};
+use context_compaction::core::report::unchanged_continued;
 use serde_json::json;
 
 #[path = "common/pi_history.rs"]
@@ -182,6 +183,38 @@ fn prune_says_what_comes_back_for_each_message_and_where_new_forms_land() {
         .collect();
     assert_eq!(values.len(), new.len());
     assert_eq!(values[1], vec![format!("p{}", new[1])]);
+}
+
+#[test]
+fn a_call_that_changed_nothing_says_whether_it_continued() {
+    let options = options(json!({}));
+    let messages = history(10, 400);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let mut call = state.take_call((Format::Pi, ids), estimator(), true);
+    assert_eq!(call.unchanged(7, "w"), unchanged_continued(7, "w", false));
+    // After a committed automatic compaction, the next call continues it.
+    let input = state
+        .job_input(&options, &mut call, Kind::Automatic, false, None, true)
+        .unwrap();
+    let first_kept = input.plan.tail_start();
+    let mut rendered = vec![Rendered {
+        message: Message::text(Role::User, "summary"),
+        origin: Origin::New,
+    }];
+    rendered.extend((first_kept..messages.len()).map(|i| Rendered {
+        message: messages[i].clone(),
+        origin: Origin::Input(i),
+    }));
+    let call_of = (&call, &input, Kind::Automatic);
+    state.commit_call(call_of, &rendered, json!(null), |i| format!("o{i}"), None);
+    let mut longer = messages.clone();
+    longer.extend(history(11, 5).into_iter().skip(40));
+    let ids = store_all(&mut state, &longer);
+    let next = state.take_call((Format::Pi, ids), estimator(), true);
+    assert!(next.continued.is_some());
+    assert_eq!(next.unchanged(7, "w"), unchanged_continued(7, "w", true));
+    assert_ne!(next.unchanged(7, "w"), call.unchanged(7, "w"));
 }
 
 #[test]

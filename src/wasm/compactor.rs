@@ -32,7 +32,6 @@ use crate::core::compactor::call::trim_options;
 use crate::core::estimate::Usage;
 use crate::core::options::parse;
 use crate::core::pipeline::{Compacted, Input, Job, Kind};
-use crate::core::report::{check_json, unchanged_continued};
 use crate::formats::memo_line::{memo_header, memo_line, seed_memo};
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
@@ -89,8 +88,8 @@ impl Compactor {
         let (_, ids, _) = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
         let mut state = self.inner.state.borrow_mut();
-        let checked = state.check(&self.inner.options, &ids, usage.as_ref());
-        Ok(to_js(&check_json(&checked)))
+        let report = state.check_report(&self.inner.options, &ids, usage.as_ref());
+        Ok(to_js(&report))
     }
 
     /// A preview of what `compact` would do, without a model call.
@@ -287,8 +286,7 @@ impl Host for Commit {
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
         let array = &self.a.incoming.array;
         let copy = array.slice(0, array.length());
-        let continued = self.a.call.continued.is_some();
-        let json = unchanged_continued(tokens, warning, continued);
+        let json = self.a.call.unchanged(tokens, warning);
         Ok(with_messages(&json, &copy, &Array::new()))
     }
 }

@@ -20,7 +20,7 @@ use crate::core::plan::Plan;
 use crate::core::prepare::Prepared;
 use crate::core::prune::{apply_one, PruneKind};
 use crate::core::render::{Origin, Rendered};
-use crate::core::report::{forecast_json, plan_json};
+use crate::core::report::{forecast_json, plan_json, unchanged_continued};
 use crate::core::trim::{trim, TrimOptions, Trimmed};
 
 /// One call's messages, copied out of the store for planning.
@@ -55,6 +55,12 @@ impl Call {
     pub fn trim(&self, options: &TrimOptions) -> Result<Trimmed> {
         let cost = |p: &Part| self.estimator.part_tokens(p);
         trim(&self.messages, &self.estimate.per_message, &cost, options)
+    }
+
+    /// The result of the call when its compaction changed nothing (`tokens`, `warning`), as
+    /// [`unchanged_continued`] says it for a call that continued the last compaction or not.
+    pub fn unchanged(&self, tokens: usize, warning: &str) -> Value {
+        unchanged_continued(tokens, warning, self.continued.is_some())
     }
 }
 

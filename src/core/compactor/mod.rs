@@ -36,7 +36,7 @@ use crate::core::options::Options;
 use crate::core::pipeline::{Kind, Pipeline, Start};
 use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
-use crate::core::report::{estimate_json, unchanged_continued};
+use crate::core::report::{check_json, estimate_json, unchanged_continued};
 use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
@@ -155,6 +155,11 @@ impl<V> CompactorState<V> {
         };
         let decision = Self::decide(options, &count, &totals);
         Checked { count, decision }
+    }
+
+    /// `check()`'s result ([`check_json`]) on the stored messages `ids` ([`CompactorState::check`]).
+    pub fn check_report(&mut self, options: &Options, ids: &[u32], usage: Option<&Usage>) -> Value {
+        check_json(&self.check(options, ids, usage))
     }
 
     /// Learns from `usage` given with the messages `ids`, whose latest assistant message is at
