@@ -16,7 +16,7 @@ use context_compaction::core::error::ErrorCode;
 use context_compaction::core::format::Format;
 use context_compaction::core::message::{Message, Role};
 use context_compaction::core::options::Options;
-use context_compaction::core::pipeline::Kind;
+use context_compaction::core::pipeline::{Compacted, Kind};
 use context_compaction::core::render::{Origin, Rendered};
 use context_compaction::core::report::unchanged_continued;
 use serde_json::json;
@@ -215,6 +215,46 @@ fn a_call_that_changed_nothing_says_whether_it_continued() {
     assert!(next.continued.is_some());
     assert_eq!(next.unchanged(7, "w"), unchanged_continued(7, "w", true));
     assert_ne!(next.unchanged(7, "w"), call.unchanged(7, "w"));
+}
+
+#[test]
+fn committing_a_compaction_replaces_its_digest_and_leaves_the_memo() {
+    let options = options(json!({}));
+    let messages = history(10, 400);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let mut call = state.take_call((Format::Pi, ids), estimator(), true);
+    let input = state
+        .job_input(&options, &mut call, Kind::Automatic, false, None, true)
+        .unwrap();
+    let first_kept = input.plan.tail_start();
+    let mut rendered = vec![Rendered {
+        message: Message::text(Role::User, "summary"),
+        origin: Origin::New,
+    }];
+    rendered.extend((first_kept..messages.len()).map(|i| Rendered {
+        message: messages[i].clone(),
+        origin: Origin::Input(i),
+    }));
+    let mut done = Compacted {
+        tokens_before: 100,
+        round: 1,
+        split_turn: false,
+        removed: (0..first_kept).collect(),
+        summary: Some("summary".into()),
+        digest: json!({"filesRead": ["f0"]}),
+        rendered,
+        tokens_after: 10,
+        state: None,
+        warnings: Vec::new(),
+    };
+    let call_of = (&call, &input, Kind::Automatic);
+    state.commit_compacted(call_of, &mut done, |i| format!("o{i}"), Some(3));
+    assert_eq!(done.digest, json!({"filesRead": ["f0"]}), "nothing hidden");
+    let memo = state.memo.as_ref().unwrap();
+    assert_eq!(memo.head_values, vec!["o0".to_string()]);
+    assert_eq!((memo.about.timestamp, state.memo_epoch), (Some(3), 1));
+    assert_eq!(memo.about.digest, done.digest);
 }
 
 #[test]

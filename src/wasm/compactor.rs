@@ -273,10 +273,8 @@ impl Host for Commit {
         let out = outgoing(&a.incoming, &done.rendered);
         // Seed 003's `hidden` in the digest, and for `maybeCompact` the memo.
         let head_value = |i: usize| out.get(u32::try_from(i).unwrap_or(u32::MAX));
-        let (digest, now) = (std::mem::take(&mut done.digest), js_sys::Date::now() as i64);
-        let (call, mut state) = ((&a.call, &*input, self.kind), inner.state.borrow_mut());
-        done.digest = state.commit_call(call, &done.rendered, digest, head_value, Some(now));
-        drop(state);
+        let (call, now) = ((&a.call, &*input, self.kind), js_sys::Date::now() as i64);
+        (inner.state.borrow_mut()).commit_compacted(call, &mut done, head_value, Some(now));
         // The next cut is floored past what this one returned (seed 000, pi).
         inner.returned(&out);
         let removed = originals(&a.incoming, done.removed.iter().copied());

@@ -15,7 +15,7 @@ use crate::core::estimate::{Estimate, Estimator, Usage};
 use crate::core::format::Format;
 use crate::core::message::{Message, Part};
 use crate::core::options::{trim::parse_trim, Options};
-use crate::core::pipeline::{Input, Kind};
+use crate::core::pipeline::{Compacted, Input, Kind};
 use crate::core::plan::Plan;
 use crate::core::prepare::Prepared;
 use crate::core::prune::{apply_one, PruneKind};
@@ -264,6 +264,19 @@ impl<V> CompactorState<V> {
             self.remember_call(call, messages, plan, rendered, head_value, record);
         }
         digest
+    }
+
+    /// [`CompactorState::commit_call`] on `done`, the compaction of `call` ready to commit: its
+    /// digest becomes the committed one.
+    pub fn commit_compacted(
+        &mut self,
+        call: (&Call, &Input, Kind),
+        done: &mut Compacted,
+        head_value: impl Fn(usize) -> V,
+        now: Option<i64>,
+    ) {
+        let digest = std::mem::take(&mut done.digest);
+        done.digest = self.commit_call(call, &done.rendered, digest, head_value, now);
     }
 
     /// `digest` with the parts of the messages `plan` summarizes that a prune hid
