@@ -16,8 +16,9 @@ use context_compaction::core::error::ErrorCode;
 use context_compaction::core::format::Format;
 use context_compaction::core::message::{Message, Role};
 use context_compaction::core::options::Options;
-use context_compaction::core::pipeline::Kind;
+use context_compaction::core::pipeline::{Compacted, Kind};
 use context_compaction::core::render::{Origin, Rendered};
+use context_compaction::core::report::unchanged_continued;
 use serde_json::json;
 
 #[path = "common/pi_history.rs"]
@@ -182,6 +183,102 @@ fn prune_says_what_comes_back_for_each_message_and_where_new_forms_land() {
         .collect();
     assert_eq!(values.len(), new.len());
     assert_eq!(values[1], vec![format!("p{}", new[1])]);
+}
+
+#[test]
+fn a_call_that_changed_nothing_says_whether_it_continued() {
+    let options = options(json!({}));
+    let messages = history(10, 400);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let mut call = state.take_call((Format::Pi, ids), estimator(), true);
+    assert_eq!(call.unchanged(7, "w"), unchanged_continued(7, "w", false));
+    // After a committed automatic compaction, the next call continues it.
+    let input = state
+        .job_input(&options, &mut call, Kind::Automatic, false, None, true)
+        .unwrap();
+    let first_kept = input.plan.tail_start();
+    let mut rendered = vec![Rendered {
+        message: Message::text(Role::User, "summary"),
+        origin: Origin::New,
+    }];
+    rendered.extend((first_kept..messages.len()).map(|i| Rendered {
+        message: messages[i].clone(),
+        origin: Origin::Input(i),
+    }));
+    let call_of = (&call, &input, Kind::Automatic);
+    state.commit_call(call_of, &rendered, json!(null), |i| format!("o{i}"), None);
+    let mut longer = messages.clone();
+    longer.extend(history(11, 5).into_iter().skip(40));
+    let ids = store_all(&mut state, &longer);
+    let next = state.take_call((Format::Pi, ids), estimator(), true);
+    assert!(next.continued.is_some());
+    assert_eq!(next.unchanged(7, "w"), unchanged_continued(7, "w", true));
+    assert_ne!(next.unchanged(7, "w"), call.unchanged(7, "w"));
+}
+
+#[test]
+fn committing_a_compaction_replaces_its_digest_and_leaves_the_memo() {
+    let options = options(json!({}));
+    let messages = history(10, 400);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let mut call = state.take_call((Format::Pi, ids), estimator(), true);
+    let input = state
+        .job_input(&options, &mut call, Kind::Automatic, false, None, true)
+        .unwrap();
+    let first_kept = input.plan.tail_start();
+    let mut rendered = vec![Rendered {
+        message: Message::text(Role::User, "summary"),
+        origin: Origin::New,
+    }];
+    rendered.extend((first_kept..messages.len()).map(|i| Rendered {
+        message: messages[i].clone(),
+        origin: Origin::Input(i),
+    }));
+    let mut done = Compacted {
+        tokens_before: 100,
+        round: 1,
+        split_turn: false,
+        removed: (0..first_kept).collect(),
+        summary: Some("summary".into()),
+        digest: json!({"filesRead": ["f0"]}),
+        rendered,
+        tokens_after: 10,
+        state: None,
+        warnings: Vec::new(),
+    };
+    let call_of = (&call, &input, Kind::Automatic);
+    state.commit_compacted(call_of, &mut done, |i| format!("o{i}"), Some(3));
+    assert_eq!(done.digest, json!({"filesRead": ["f0"]}), "nothing hidden");
+    let memo = state.memo.as_ref().unwrap();
+    assert_eq!(memo.head_values, vec!["o0".to_string()]);
+    assert_eq!((memo.about.timestamp, state.memo_epoch), (Some(3), 1));
+    assert_eq!(memo.about.digest, done.digest);
+}
+
+#[test]
+fn finishing_a_prune_gives_the_messages_back_to_the_store() {
+    let options =
+        options(json!({"prune": {"style": "opencode", "protectTokens": 500, "minimum": 50}}));
+    let messages = history(8, 300);
+    let mut state = CompactorState::<String>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let mut call = state.take_call((Format::Pi, ids.clone()), estimator(), false);
+    let pruned = state.prune_call(&options, &mut call, 0);
+    let new = pruned
+        .iter()
+        .filter(|p| matches!(p, Pruned::New(..)))
+        .count();
+    assert!(new > 0);
+    let made: Vec<Vec<String>> = (0..new).map(|k| vec![format!("p{k}")]).collect();
+    let original = |i: usize| format!("m{i}");
+    let (out, forms) = state.finish_prune(call, pruned, made, original);
+    assert_eq!((out.len(), forms.len()), (messages.len(), new));
+    assert_eq!(out[0], "m0");
+    // The call's messages went back unchanged: the next call over them takes the same.
+    let again = state.take_call((Format::Pi, ids), estimator(), false);
+    assert_eq!(again.messages, messages);
 }
 
 #[test]

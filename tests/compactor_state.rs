@@ -14,6 +14,7 @@ use context_compaction::core::estimate::Usage;
 use context_compaction::core::format::Format;
 use context_compaction::core::message::Message;
 use context_compaction::core::options::Options;
+use context_compaction::core::report::check_json;
 use context_compaction::core::session::{Config, Session};
 use context_compaction::core::summary::Recognizer;
 use serde_json::json;
@@ -466,4 +467,20 @@ fn the_store_imports_a_call_within_its_limits() {
         "{e:?}"
     );
     assert_eq!(store.len(), 1);
+}
+
+#[test]
+fn the_check_report_is_the_checks_result_as_json() {
+    let options = options(json!({}));
+    let messages = history(6, 200);
+    let mut state = CompactorState::<()>::new(&options);
+    let ids = store_all(&mut state, &messages, &options);
+    let checked = state.check(&options, &ids, None);
+    let report = state.check_report(&options, &ids, None);
+    assert_eq!(report, check_json(&checked));
+    assert_eq!(report["tokens"], json!(checked.count.tokens()));
+    assert_eq!(
+        report["shouldCompact"],
+        json!(checked.decision.should_compact)
+    );
 }

@@ -26,6 +26,21 @@ pub fn conversation_changes(messages: &[Value], format: Format) -> Vec<Option<Va
         .collect()
 }
 
+/// The conversation of a continuing request over the caller's `values` (in `format`): each value
+/// as it is, but for those [`conversation_changes`] changes, made by `value_of` from the changed
+/// JSON. `json_of` reads a value's JSON; `None` when one cannot be read (the transcript then).
+pub fn conversation<V>(
+    values: Vec<V>,
+    json_of: impl Fn(&V) -> Option<Value>,
+    value_of: impl Fn(&Value) -> V,
+    format: Format,
+) -> Option<Vec<V>> {
+    let json = values.iter().map(json_of).collect::<Option<Vec<_>>>()?;
+    let changes = conversation_changes(&json, format);
+    let one = |(value, changed): (V, Option<Value>)| changed.map_or(value, |m| value_of(&m));
+    Some(values.into_iter().zip(changes).map(one).collect())
+}
+
 /// `messages` (the rendered conversation, in `format`) with the instruction appended as a user
 /// message of that format; `reserved`: markers on the caller's system prompt and tools. The input
 /// is not changed; messages that need no change are equal copies.
@@ -124,5 +139,29 @@ mod tests {
         let out = continuing_messages(&messages, Format::AiSdk, "Summarize.", 0);
         assert_eq!(out[1]["role"], "user");
         assert_eq!(conversation_changes(&messages, Format::OpenAi), [None]);
+    }
+
+    #[test]
+    fn the_conversation_keeps_the_callers_values_but_the_changed_ones() {
+        // Values are (name, JSON): unchanged ones come back as they were, by name.
+        let values: Vec<(String, Value)> = vec![
+            ("task".into(), json!({"role": "user", "content": "task"})),
+            (
+                "answer".into(),
+                json!({"role": "assistant", "content": "working"}),
+            ),
+            ("more".into(), json!({"role": "user", "content": "more"})),
+        ];
+        let json_of = |v: &(String, Value)| Some(v.1.clone());
+        let value_of = |m: &Value| ("changed".to_string(), m.clone());
+        let out = conversation(values.clone(), json_of, value_of, Format::Anthropic).unwrap();
+        let names: Vec<&str> = out.iter().map(|v| v.0.as_str()).collect();
+        assert_eq!(names, ["changed", "answer", "more"]);
+        assert_eq!(count_cache_markers(&out[0].1), 1);
+        let out = conversation(values.clone(), json_of, value_of, Format::OpenAi).unwrap();
+        assert_eq!(out, values);
+        // A value without JSON: no conversation (the transcript is sent).
+        let unread = |v: &(String, Value)| (v.0 != "more").then(|| v.1.clone());
+        assert!(conversation(values, unread, value_of, Format::OpenAi).is_none());
     }
 }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::{message_importer, Codec, Format};
-use crate::core::compactor::{Memo, MemoRecord};
+use crate::core::compactor::{CompactorState, Memo, MemoRecord};
 use crate::core::driver::StoredMemo;
 use crate::core::error::{Error, Result};
 use crate::core::estimate::Estimator;
@@ -71,6 +71,18 @@ pub fn memo_of_line<V>(
     ))
 }
 
+/// Continues `state` from a memo line: the memo it records ([`memo_of_line`], marked by the
+/// state's recognizer) replaces the state's; on an error the state is unchanged.
+pub fn seed_memo<V>(
+    state: &mut CompactorState<V>,
+    line: &str,
+    estimator: &Estimator,
+    value: impl Fn(&Value) -> V,
+) -> Result<()> {
+    state.memo = Some(memo_of_line(line, &state.recognizer, estimator, value)?);
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -113,6 +125,14 @@ mod tests {
         assert_eq!(back.stored, memo.record());
         assert_eq!(back.about, memo.about);
         assert_eq!(back.head.len(), 1);
+        // Seeding a Compactor's state with it: the same memo; a bad line leaves it as it was.
+        let options = crate::core::options::parse(&json!({ "contextWindow": 100_000 })).unwrap();
+        let mut state: CompactorState<Value> = CompactorState::new(&options);
+        seed_memo(&mut state, &line, &estimator, Value::clone).unwrap();
+        let seeded = state.memo.as_ref().unwrap();
+        assert_eq!((seeded.stored, &seeded.about), (memo.record(), &memo.about));
+        assert!(seed_memo(&mut state, "{}", &estimator, Value::clone).is_err());
+        assert_eq!(state.memo.as_ref().unwrap().stored, memo.record());
     }
 
     #[test]

@@ -2,9 +2,17 @@
 //! works on the caller's array and returns new values (the input is never mutated). Its state and
 //! every decision on it (`check`'s count, learning and trigger, the plan and its report, `prune`,
 //! the memo of the last automatic compaction) are the core's `CompactorState` (`core::compactor`);
-//! this file resolves the caller's objects to store ids through the identity map (only unseen
-//! messages are converted) and hands the core's results to JS, with the steps of a store-backed
-//! Compactor (its memo as a line). `compact` and `maybeCompact` are `super::compact`.
+//! this file hands the core's results to JS, on the store ids of the caller's objects
+//! (`super::identity`, which converts only unseen messages), with the steps of a store-backed
+//! Compactor (its memo as a line).
+//!
+//! `compact` and `maybeCompact`: the cheap trigger check before anything is copied, then the
+//! core's plan and pipeline input (`CompactorState::job_input`) and its step machine
+//! ([`crate::core::pipeline::Job`]: breaker, hooks, summarizer calls, `onFailure`, the extractive
+//! fallback) handed to `js/driver.mjs` as a [`Driven`] handle; the commit builds the result and
+//! has the core remember the head for the next `maybeCompact`. The job owns its snapshot: no
+//! borrow of the `Compactor` is held while JS runs, so callbacks may call back into it, and
+//! overlapping calls do not interfere. Any failure leaves the caller's array untouched.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,119 +21,23 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{check_keys, get, outgoing, to_js, Incoming};
+use super::convert::{check_keys, get, originals, outgoing, set, to_js};
+use super::driven::{Driven, Host, Owner, Requests};
 use super::error::throw;
 use super::functions::refuse_langchain_only;
-use super::identity::Identity;
-use super::options::{estimator_for, split_options, Callbacks};
+pub use super::identity::{Analyzed, Inner, State};
+use super::options::{estimator_for, split_options};
 use super::plain::{to_json, Kind as Shape};
 use crate::core::compactor::call::trim_options;
-use crate::core::compactor::{Call, CompactorState, Quick};
-use crate::core::error::Error;
-use crate::core::estimate::{Estimator, Usage};
-use crate::core::options::{parse, Options};
-use crate::core::report::check_json;
-use crate::formats::memo_line::{memo_header, memo_line, memo_of_line};
-
-/// The core state of a `Compactor`, keeping the exported value of each message it made.
-pub type State = CompactorState<JsValue>;
-
-/// What a `Compactor` holds; shared with its in-flight compactions.
-pub struct Inner {
-    pub options: Options,
-    pub callbacks: Callbacks,
-    /// Mutable state, borrowed briefly and never across an `.await` or a call into JS.
-    pub state: RefCell<State>,
-    /// The caller's message objects to the ids of `state`'s store.
-    pub identity: Identity,
-}
-
-/// One call's messages: the caller's array (or, continued, the memo's head values followed by the
-/// caller's messages after the ones it replaced) and format, without messages of its own (they
-/// are `call`'s, the core's).
-pub struct Analyzed {
-    pub incoming: Incoming,
-    pub call: Call,
-}
+use crate::core::estimate::Usage;
+use crate::core::options::parse;
+use crate::core::pipeline::{Compacted, Input, Job, Kind};
+use crate::formats::memo_line::{memo_header, memo_line, seed_memo};
 
 /// Compacts message arrays (see api.md). Construct with `new Compactor(options)`.
 #[wasm_bindgen(skip_typescript)]
 pub struct Compactor {
     pub(crate) inner: Rc<Inner>,
-}
-
-impl Inner {
-    /// Resolves `messages` through the identity map (only unseen objects are converted): a
-    /// snapshot of the array with its format, the store ids, the estimator.
-    fn resolve(&self, messages: &JsValue) -> Result<(Incoming, Vec<u32>, Estimator), JsValue> {
-        if !Array::is_array(messages) {
-            let e = Error::invalid_input("messages", "messages must be an array");
-            return throw(Err(e));
-        }
-        let array = super::plain::snapshot(messages, "messages")?;
-        let estimator = estimator_for(&self.options)?;
-        // The store is taken out while JS runs (getters of the caller's objects may call back).
-        let mut store = std::mem::take(&mut self.state.borrow_mut().store);
-        let resolved = self
-            .identity
-            .resolve(&mut store, &array, self.options.format, &estimator);
-        let mut state = self.state.borrow_mut();
-        state.store = store;
-        let (ids, format) = resolved?;
-        state.settle(&ids);
-        let incoming = Incoming {
-            array,
-            format,
-            messages: Vec::new(),
-            binaries: None,
-        };
-        Ok((incoming, ids, estimator))
-    }
-
-    /// A call's messages copied out of the store for planning; `continuing` (an automatic call):
-    /// continued from the last automatic compaction when it applies.
-    pub fn analyze(&self, messages: &JsValue, continuing: bool) -> Result<Analyzed, JsValue> {
-        let (mut incoming, ids, estimator) = self.resolve(messages)?;
-        let mut state = self.state.borrow_mut();
-        let call = state.take_call((incoming.format, ids), estimator, continuing);
-        drop(state);
-        if let Some(c) = &call.continued {
-            incoming.array = self.continued_array(&incoming.array, c.prefix_len);
-        }
-        Ok(Analyzed { incoming, call })
-    }
-
-    /// The memo's head values followed by the caller's `array` from `n` on.
-    fn continued_array(&self, array: &Array, n: usize) -> Array {
-        let state = self.state.borrow();
-        let head: Array = state.memo.iter().flat_map(|m| &m.head_values).collect();
-        head.concat(&array.slice(u32::try_from(n).unwrap_or(u32::MAX), array.length()))
-    }
-
-    /// The trigger on an automatic call's history (continued from the last compaction when it
-    /// applies), from stored counts alone (no message is copied), with the array it would return
-    /// below the trigger.
-    pub fn quick(&self, messages: &JsValue) -> Result<(Array, Quick), JsValue> {
-        let (incoming, ids, _) = self.resolve(messages)?;
-        let q = self
-            .state
-            .borrow_mut()
-            .quick(&self.options, incoming.format, &ids);
-        let array = match q.continued {
-            None => incoming.array.slice(0, incoming.array.length()),
-            Some(n) => self.continued_array(&incoming.array, n),
-        };
-        Ok((array, q))
-    }
-
-    /// Remembers that a compaction returned `out`: its objects are registered in the store now
-    /// (as the next call would import them), and the next cut is floored past them when the next
-    /// call starts with them (`core::compactor::boundary`). Should reading them fail, the next
-    /// cut has no floor and the compaction stands.
-    pub fn returned(&self, out: &Array) {
-        let ids = self.resolve(out).map(|r| r.1).unwrap_or_default();
-        self.state.borrow_mut().returned(&ids);
-    }
 }
 
 /// `options.usage` of `check` and `plan`, parsed.
@@ -147,17 +59,13 @@ impl Compactor {
         let (json, callbacks) = split_options(&options)?;
         let options = throw(parse(&json))?;
         throw(options.check_summarizer(callbacks.summarize.is_some()))?;
-        let state = RefCell::new(State::new(&options));
-        let identity = Identity::default();
-        let inner = Inner {
+        let inner = Rc::new(Inner {
+            state: RefCell::new(State::new(&options)),
+            identity: js_sys::WeakMap::new(),
             options,
             callbacks,
-            state,
-            identity,
-        };
-        Ok(Compactor {
-            inner: Rc::new(inner),
-        })
+        });
+        Ok(Compactor { inner })
     }
 
     /// Forgets every message object seen so far. Messages are read once, when first seen; call
@@ -180,8 +88,8 @@ impl Compactor {
         let (_, ids, _) = self.inner.resolve(&messages)?;
         let usage = usage_of(&options)?;
         let mut state = self.inner.state.borrow_mut();
-        let checked = state.check(&self.inner.options, &ids, usage.as_ref());
-        Ok(to_js(&check_json(&checked)))
+        let report = state.check_report(&self.inner.options, &ids, usage.as_ref());
+        Ok(to_js(&report))
     }
 
     /// A preview of what `compact` would do, without a model call.
@@ -198,7 +106,8 @@ impl Compactor {
     /// call's options checked and its messages copied and converted now, in the call itself (bad
     /// input becomes the promise's rejection, and a failure of the instance happens where the trap
     /// guard sees it), then the result of a call that changes nothing or the compaction as a
-    /// `__Driven` handle. `automatic`: `maybeCompact`.
+    /// `__Driven` handle. `automatic`: `maybeCompact` (counts toward the circuit breaker, adds the
+    /// continue message).
     #[wasm_bindgen(js_name = __compact)]
     pub fn start_compaction(
         &self,
@@ -213,7 +122,31 @@ impl Compactor {
             self.inner.resolve(&copy)?;
         }
         super::heap::headroom();
-        super::compact::start(&self.inner, &copy, &options, automatic)
+        let (inner, call) = (&self.inner, call_options(&options));
+        let kind = Kind::of_call(automatic, call.force);
+        if kind == Kind::Automatic {
+            // Below the trigger nothing is copied or planned: cached counts decide.
+            let (array, q) = inner.quick(&copy)?;
+            let skipped = inner.state.borrow().skipped(&q);
+            if let Some(json) = skipped {
+                return Ok(with_messages(&json, &array, &Array::new()));
+            }
+        }
+        let mut a = inner.analyze(&copy, automatic)?;
+        let (options, summarizer) = (&inner.options, inner.callbacks.summarize.is_some());
+        let (force, instructions) = (call.force, call.instructions);
+        let state = inner.state.borrow();
+        let input = state.job_input(options, &mut a.call, kind, force, instructions, summarizer);
+        drop(state);
+        let input = throw(input)?;
+        let (array, format) = (a.incoming.array.clone(), a.incoming.format);
+        let requests = Requests::new(array, format);
+        let host = Commit {
+            inner: Rc::clone(inner),
+            a,
+            kind,
+        };
+        Ok(Driven::job(Job::new(input), Box::new(host), requests, call.signal).into())
     }
 
     /// `trimMessages` with the compactor's tokenizer and format, on its message store: the kept
@@ -246,17 +179,14 @@ impl Compactor {
             .map(|r| outgoing(&a.incoming, &[r]).iter().collect())
             .collect();
         let original = |i: usize| a.incoming.array.get(u32::try_from(i).unwrap_or(u32::MAX));
-        let mut state = self.inner.state.borrow_mut();
-        let (out, forms) = state.prune_output(&a.call.ids, pruned, made, original);
-        state.restore_call(a.call);
-        drop(state);
+        let (out, forms) =
+            (self.inner.state.borrow_mut()).finish_prune(a.call, pruned, made, original);
         let out: Array = out.into_iter().collect();
         // The pruned forms are registered now, each knowing which of its parts stand for hidden
         // ones: a compaction that summarizes them lists those in its digest (`hidden`).
         if !forms.is_empty() {
-            if let Ok((_, ids, _)) = self.inner.resolve(&out) {
-                self.inner.state.borrow_mut().mark_hidden(&ids, &forms);
-            }
+            let ids = self.inner.resolve(&out).map(|r| r.1).unwrap_or_default();
+            self.inner.state.borrow_mut().mark_hidden(&ids, &forms);
         }
         Ok(out.into())
     }
@@ -297,8 +227,64 @@ impl Compactor {
     pub fn memo_seed(&self, line: String) -> Result<(), JsValue> {
         let estimator = estimator_for(&self.inner.options)?;
         let mut state = self.inner.state.borrow_mut();
-        let memo = memo_of_line(&line, &state.recognizer, &estimator, to_js::<Value>);
-        state.memo = Some(throw(memo)?);
-        Ok(())
+        throw(seed_memo(&mut state, &line, &estimator, to_js::<Value>))
+    }
+}
+
+/// The caller's instructions, signal and `force` of a `compact`/`maybeCompact` call.
+pub struct CallOptions {
+    pub instructions: Option<String>,
+    pub signal: JsValue,
+    pub force: bool,
+}
+
+/// Reads the call's options (`{ instructions?, signal?, force? }`).
+pub fn call_options(value: &JsValue) -> CallOptions {
+    CallOptions {
+        instructions: get(value, "instructions").as_string(),
+        signal: get(value, "signal"),
+        force: get(value, "force").as_bool().unwrap_or(false),
+    }
+}
+
+/// A result (the core's `json`) with its `messages` and the caller's objects it `removed`.
+fn with_messages(json: &Value, messages: &Array, removed: &Array) -> JsValue {
+    let result = to_js(json);
+    set(&result, "messages", messages);
+    set(&result, "removed", removed);
+    result
+}
+
+/// The Compactor as the host of a driven compaction: its pipeline, and the result of a committed
+/// compaction.
+struct Commit {
+    inner: Rc<Inner>,
+    a: Analyzed,
+    kind: Kind,
+}
+
+impl Host for Commit {
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
+    }
+
+    fn commit(&mut self, input: &mut Input, mut done: Compacted) -> Result<JsValue, JsValue> {
+        let (a, inner) = (&self.a, &self.inner);
+        let out = outgoing(&a.incoming, &done.rendered);
+        // Seed 003's `hidden` in the digest, and for `maybeCompact` the memo.
+        let head_value = |i: usize| out.get(u32::try_from(i).unwrap_or(u32::MAX));
+        let (call, now) = ((&a.call, &*input, self.kind), js_sys::Date::now() as i64);
+        (inner.state.borrow_mut()).commit_compacted(call, &mut done, head_value, Some(now));
+        // The next cut is floored past what this one returned (seed 000, pi).
+        inner.returned(&out);
+        let removed = originals(&a.incoming, done.removed.iter().copied());
+        Ok(with_messages(&done.result(), &out, &removed))
+    }
+
+    fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
+        let array = &self.a.incoming.array;
+        let copy = array.slice(0, array.length());
+        let json = self.a.call.unchanged(tokens, warning);
+        Ok(with_messages(&json, &copy, &Array::new()))
     }
 }

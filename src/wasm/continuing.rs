@@ -1,11 +1,12 @@
 //! The "continue the conversation" fields of a summary request (`mode`, `instruction`,
 //! `conversation`): the caller's messages in their own format as the model last saw them (the
 //! caller's very objects, except an Anthropic message that gains the cache marker the core's rule
-//! places: `formats::continuation::conversation_changes`), and the summary instruction to send
+//! places: `formats::continuation::conversation`), and the summary instruction to send
 //! after them. The mode and the instruction of each request are the core's
 //! (`core::summary::continuation::piece_mode`).
 
 use js_sys::{Array, Object};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::set;
@@ -13,7 +14,7 @@ use super::plain::{to_js, to_json, Kind};
 use crate::core::options::Options;
 use crate::core::summary::continuation::{piece_mode, SummaryMode};
 use crate::core::summary::job::PieceRequest;
-use crate::formats::continuation::conversation_changes;
+use crate::formats::continuation::conversation;
 use crate::formats::Format;
 
 /// The conversation of a compaction's continuing requests, built once per compaction.
@@ -31,15 +32,9 @@ impl Continuing {
         if options.settings.summary_mode != SummaryMode::Continue {
             return None;
         }
-        let originals: Vec<JsValue> = all.iter().collect();
-        let json = (originals.iter())
-            .map(|m| to_json(m, "messages", Kind::Input, "the message").ok())
-            .collect::<Option<Vec<_>>>()?;
-        // Messages the rule left as they were go as the caller's own objects.
-        let conversation = (originals.into_iter())
-            .zip(conversation_changes(&json, format))
-            .map(|(original, changed)| changed.map_or(original, |m| to_js(&m)))
-            .collect();
+        let json = |m: &JsValue| to_json(m, "messages", Kind::Input, "the message").ok();
+        let values = conversation(all.iter().collect(), json, to_js::<Value>, format)?;
+        let conversation = values.into_iter().collect();
         Some(Continuing {
             conversation,
             tokens,

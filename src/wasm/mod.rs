@@ -1,7 +1,6 @@
 //! The only JS-aware code: exported functions and classes, the error helper and the hooks that the
 //! package's JS entry points register at load time.
 
-pub mod compact;
 pub mod compactor;
 pub mod continuing;
 pub mod convert;

@@ -1,23 +1,21 @@
 //! The caller's message array read one message at a time, for `trimMessages`: a message is
-//! converted and counted only when the trimming rules ask for it (`core::trim::trim_history`).
-//! Before that, one walk in JS hashes every string the messages hold under a key ending in `id`
-//! (every tool id is one), which tells the rules which messages may hold a given tool id; and,
-//! when the format is to be detected, gives what detection reads of each message (its fields and
-//! those of its content blocks, without their text). An array that is not plain data (class instances, Maps, cycles, throwing getters...)
-//! gets `None`: the caller converts it whole, as every call did before.
-
-use std::borrow::Cow;
+//! converted and counted only when the trimming rules ask for it (`core::trim::trim_history`,
+//! through the core's `JsonSource`, which imports and counts it). Before that, one walk in JS
+//! hashes every string the messages hold under a key ending in `id` (every tool id is one), which
+//! tells the rules which messages may hold a given tool id; and, when the format is to be
+//! detected, gives what detection reads of each message (its fields and those of its content
+//! blocks, without their text). An array that is not plain data (class instances, Maps, cycles,
+//! throwing getters...) is converted whole, as every call did before: by the caller of
+//! [`OnDemandMessages::new`], which gets `None`, and by [`detect_format`] itself.
 
 use js_sys::Array;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::throw;
-use crate::core::error::Result;
+use super::plain::Kind;
 use crate::core::estimate::Estimator;
-use crate::core::message::Message;
-use crate::core::trim::{TrimSource, TrimmedHistory};
-use crate::formats::detect::{detect_shapes, Detected};
+use crate::core::trim::{JsonSource, TrimSource, TrimmedHistory};
+use crate::formats::detect::{detect_decided, detect_shapes, Detected};
 use crate::formats::{message_importer, Codec, Format};
 
 /// A message array prepared for reading on demand.
@@ -43,12 +41,9 @@ impl OnDemandMessages {
         let Some(view) = super::plain::on_demand(&array, format.is_none()) else {
             return Ok(None);
         };
-        let format = match format {
-            Some(f) => f,
-            None => match detect_view(&view)?.map(|d| d.format) {
-                Some(f) => f,
-                None => return Ok(None),
-            },
+        let detected = format.is_none().then(|| detect_view(&view)).transpose()?;
+        let Some(format) = format.or(detected.flatten().map(|d| d.format)) else {
+            return Ok(None);
         };
         Ok(Some(OnDemandMessages {
             array,
@@ -58,12 +53,18 @@ impl OnDemandMessages {
         }))
     }
 
-    /// The messages as a [`TrimSource`] whose tokens `estimator` counts.
-    pub fn source<'e>(&'e self, estimator: &'e Estimator) -> Source<'e> {
-        Source {
-            messages: self,
-            estimator,
+    /// The messages as a [`TrimSource`] whose tokens `estimator` counts (the core's
+    /// [`JsonSource`]: each message converted when the rules first read it).
+    pub fn source<'e>(&'e self, estimator: &'e Estimator) -> impl TrimSource<'static> + 'e {
+        JsonSource {
+            len: self.plain.length() as usize,
+            read: |index: usize, path: &str| {
+                let value = super::convert::at(&self.plain, index);
+                super::plain::json_of(&value, path, Kind::Input, "messages")
+            },
             import: message_importer(self.format),
+            estimator,
+            ids: &self.ids,
         }
     }
 
@@ -84,41 +85,17 @@ impl OnDemandMessages {
     }
 }
 
-/// [`OnDemandMessages`] read for a trim.
-pub struct Source<'e> {
-    messages: &'e OnDemandMessages,
-    estimator: &'e Estimator,
-    import: fn(&Value, &str) -> Result<Message>,
-}
-
-impl TrimSource<'static> for Source<'_> {
-    fn len(&self) -> usize {
-        self.messages.plain.length() as usize
-    }
-
-    fn read(&self, index: usize) -> Result<Cow<'static, Message>> {
-        let path = format!("messages[{index}]");
-        let value = super::convert::at(&self.messages.plain, index);
-        let json = super::plain::json_of(&value, &path, super::plain::Kind::Input, "messages")?;
-        (self.import)(&json, &path).map(Cow::Owned)
-    }
-
-    fn tokens(&self, _index: usize, message: &Message) -> usize {
-        self.estimator.estimate_message(message).total()
-    }
-
-    fn holders(&self, id: &str) -> Vec<usize> {
-        crate::core::plain_data::holders(&self.messages.ids, id)
-    }
-}
-
-/// The format of `array` (a snapshot) from what detection reads of each message, each distinct
-/// shape converted once, and whether the messages showed it: `Ok(None)` when the array is not
-/// plain data (the caller converts it whole to detect it). Errors: an ambiguous format.
-pub fn detect_format(array: &Array) -> std::result::Result<Option<Detected>, JsValue> {
-    match super::plain::on_demand(array, true) {
-        Some(view) => detect_view(&view),
-        None => Ok(None),
+/// The format of `array` (a snapshot) and whether the messages showed it, from what detection
+/// reads of each message, each distinct shape converted once; an array that is not plain data is
+/// converted whole to detect it. Errors: an ambiguous format, messages that are not plain data.
+pub fn detect_format(array: &Array) -> std::result::Result<Detected, JsValue> {
+    let view = super::plain::on_demand(array, true);
+    match view.map(|v| detect_view(&v)).transpose()?.flatten() {
+        Some(detected) => Ok(detected),
+        None => {
+            let json = super::plain::to_json(array, "messages", Kind::Input, "messages")?;
+            throw(detect_decided(&json))
+        }
     }
 }
 

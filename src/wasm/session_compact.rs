@@ -12,7 +12,7 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::compact::call_options;
+use super::compactor::call_options;
 use super::convert::{get, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
 use super::error::{throw, to_js as error_to_js};

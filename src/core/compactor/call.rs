@@ -15,12 +15,12 @@ use crate::core::estimate::{Estimate, Estimator, Usage};
 use crate::core::format::Format;
 use crate::core::message::{Message, Part};
 use crate::core::options::{trim::parse_trim, Options};
-use crate::core::pipeline::{Input, Kind};
+use crate::core::pipeline::{Compacted, Input, Kind};
 use crate::core::plan::Plan;
 use crate::core::prepare::Prepared;
 use crate::core::prune::{apply_one, PruneKind};
 use crate::core::render::{Origin, Rendered};
-use crate::core::report::{forecast_json, plan_json};
+use crate::core::report::{forecast_json, plan_json, unchanged_continued};
 use crate::core::trim::{trim, TrimOptions, Trimmed};
 
 /// One call's messages, copied out of the store for planning.
@@ -55,6 +55,12 @@ impl Call {
     pub fn trim(&self, options: &TrimOptions) -> Result<Trimmed> {
         let cost = |p: &Part| self.estimator.part_tokens(p);
         trim(&self.messages, &self.estimate.per_message, &cost, options)
+    }
+
+    /// The result of the call when its compaction changed nothing (`tokens`, `warning`), as
+    /// [`unchanged_continued`] says it for a call that continued the last compaction or not.
+    pub fn unchanged(&self, tokens: usize, warning: &str) -> Value {
+        unchanged_continued(tokens, warning, self.continued.is_some())
     }
 }
 
@@ -260,6 +266,19 @@ impl<V> CompactorState<V> {
         digest
     }
 
+    /// [`CompactorState::commit_call`] on `done`, the compaction of `call` ready to commit: its
+    /// digest becomes the committed one.
+    pub fn commit_compacted(
+        &mut self,
+        call: (&Call, &Input, Kind),
+        done: &mut Compacted,
+        head_value: impl Fn(usize) -> V,
+        now: Option<i64>,
+    ) {
+        let digest = std::mem::take(&mut done.digest);
+        done.digest = self.commit_call(call, &done.rendered, digest, head_value, now);
+    }
+
     /// `digest` with the parts of the messages `plan` summarizes that a prune hid
     /// ([`super::hidden`]); `history`: the planned messages of `call`.
     pub fn hidden_digest(
@@ -367,6 +386,23 @@ impl<V> CompactorState<V> {
             }
         }
         (out, forms)
+    }
+
+    /// [`CompactorState::prune_output`] for `call`, whose messages then go back to the store
+    /// ([`CompactorState::restore_call`]): the call is over.
+    pub fn finish_prune(
+        &mut self,
+        call: Call,
+        pruned: Vec<Pruned<V>>,
+        made: Vec<Vec<V>>,
+        original: impl Fn(usize) -> V,
+    ) -> (Vec<V>, Vec<(u32, Vec<usize>)>)
+    where
+        V: Clone,
+    {
+        let output = self.prune_output(&call.ids, pruned, made, original);
+        self.restore_call(call);
+        output
     }
 
     /// Marks, for each pruned form a prune returned (`forms`: its index among the stored messages

@@ -7,7 +7,8 @@
 //! ([`CompactorState::quick`]), the plan ([`CompactorState::prepare`], floored past what the last
 //! compaction returned as a Session's log floors it: [`boundary`]) and `prune`
 //! ([`CompactorState::prune`]); a compaction's digest lists what a prune hid in the messages it
-//! summarizes ([`hidden`]). [`call`] holds one call's messages and every step on them (the plan's
+//! summarizes ([`hidden`]); a call's messages the store does not hold are imported by
+//! [`unseen`]. [`call`] holds one call's messages and every step on them (the plan's
 //! report, the pipeline's input, the commit and the memo, prune's output, trim). The calibrated
 //! count and the auto margin are `core::count`'s, the rule the `Session` uses too.
 
@@ -16,6 +17,7 @@ pub mod call;
 pub mod hidden;
 pub mod memo;
 pub mod store;
+pub mod unseen;
 
 pub use boundary::Boundary;
 pub use call::{Call, Continued, Pruned};
@@ -34,7 +36,7 @@ use crate::core::options::Options;
 use crate::core::pipeline::{Kind, Pipeline, Start};
 use crate::core::prepare::{prepare_floored, History, Prepared};
 use crate::core::prune::{self, PruneAction, PruneKind};
-use crate::core::report::{estimate_json, unchanged_continued};
+use crate::core::report::{check_json, estimate_json, unchanged_continued};
 use crate::core::summary::Recognizer;
 use crate::core::trigger::{Decision, TriggerInput};
 
@@ -153,6 +155,11 @@ impl<V> CompactorState<V> {
         };
         let decision = Self::decide(options, &count, &totals);
         Checked { count, decision }
+    }
+
+    /// `check()`'s result ([`check_json`]) on the stored messages `ids` ([`CompactorState::check`]).
+    pub fn check_report(&mut self, options: &Options, ids: &[u32], usage: Option<&Usage>) -> Value {
+        check_json(&self.check(options, ids, usage))
     }
 
     /// Learns from `usage` given with the messages `ids`, whose latest assistant message is at

@@ -52,9 +52,11 @@
 //! `usize::MAX` the way the prefix sums of the whole history did (no real history comes near it).
 
 mod history;
+mod json_source;
 mod rules;
 
 pub use history::TrimSource;
+pub use json_source::JsonSource;
 
 use crate::core::error::{Error, Result};
 use crate::core::estimate::Estimator;
