@@ -20,6 +20,7 @@ pub mod pi;
 pub mod pi_session;
 pub mod reuse;
 pub mod session;
+pub mod session_compaction;
 pub mod session_context;
 pub mod session_file;
 pub mod session_input;

@@ -1,7 +1,7 @@
 //! Compactions of a `Session`: the synchronous steps that `js/driver.mjs` strings together for
 //! `compact()` and `prepare()` (the `__` methods), and `plan()`, the preview. What `prepare()`
 //! does, the plan, the round, the commit and the results are the core's
-//! (`core::pipeline::on_pressure`, `core::session::planning`, `formats::session_input::commit`,
+//! (`core::pipeline::on_pressure`, `core::session::planning`, `formats::session_compaction`,
 //! `core::session::results`). A compaction is the core's step machine handed to JS as a
 //! [`Driven`] handle with the session as its [`Host`]; it works on a snapshot and commits with
 //! the core's rule, so the conversation may go on while the summary is written.
@@ -13,18 +13,16 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compact::call_options;
-use super::convert::{get, set, to_js};
+use super::convert::{at, get, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
-use super::error::{throw, to_js as error_to_js};
+use super::error::throw;
 use super::options::estimator_for;
 use super::session::{Inner, Session};
-use crate::core::error::Error;
 use crate::core::pipeline::NOTHING_TO_COMPACT;
-use crate::core::pipeline::{on_pressure, Compacted, Input, Job, Kind, Once};
-use crate::core::session::{notes, planning, results, Pressure, Snapshot};
+use crate::core::pipeline::{on_pressure, Compacted, Input, Job, Kind};
+use crate::core::session::{planning, results, Pressure};
 use crate::core::summary::SummaryMode;
-use crate::formats::session_context::snapshot_slots;
-use crate::formats::{session_input, Format};
+use crate::formats::session_compaction::{self, Pending, Started};
 
 /// A result with the session's rendered messages and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
@@ -47,22 +45,20 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         instructions: call.instructions.clone(),
         summarizer: inner.callbacks.summarize.is_some(),
     };
-    let job = throw(planning::job(
-        state.core.as_ref(),
-        &inner.options,
-        estimator,
-        asked,
-    ))?;
-    let (Some((snapshot, input)), Some(core)) = (job, state.core.as_ref()) else {
+    let started = session_compaction::start(state.core.as_ref(), &inner.options, estimator, asked);
+    let Some(Started {
+        input,
+        slots,
+        pending,
+    }) = throw(started)?
+    else {
         drop(state);
         let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
-    let format = inner.format(&state).unwrap_or(Format::AiSdk);
-    let slots = snapshot_slots(core, &snapshot, format);
-    let originals = inner.values(&mut state, slots, format);
+    let originals = inner.values(&mut state, slots, pending.format);
     drop(state);
-    let mut requests = Requests::new(originals.clone(), format, input.tokens_before);
+    let mut requests = Requests::new(originals.clone(), pending.format, input.tokens_before);
     // The conversation as the model last saw it, for a continuing request: the context as
     // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed).
     if inner.options.settings.summary_mode == SummaryMode::Continue {
@@ -72,102 +68,74 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
             .map(|r| get(&r, "messages").unchecked_into());
     }
     requests.state = input.state.clone();
-    let task = Task::Compaction {
-        snapshot: Box::new(snapshot),
-        originals,
-        format,
-        kind,
-    };
-    let host = Hosted {
+    let host = Compaction {
         inner: Rc::clone(inner),
-        task,
+        pending,
+        originals,
     };
     Ok(Driven::job(Job::new(input), Box::new(host), requests, call.signal).into())
 }
 
-/// The session as the host of what a [`Driven`] handle runs: its pipeline, and what an outcome
-/// changes in the log.
-struct Hosted {
+/// The session as the host of a driven compaction: its pipeline, and what the outcome changes
+/// in the log (`originals`: the caller's objects the compaction was planned over).
+struct Compaction {
     inner: Rc<Inner>,
-    task: Task,
+    pending: Pending,
+    originals: Array,
 }
 
-enum Task {
-    /// A memory block's request for its oldest `count` notes.
-    Notes(usize),
-    /// A compaction planned from `snapshot` (of the caller's objects `originals`).
-    Compaction {
-        snapshot: Box<Snapshot>,
-        originals: Array,
-        format: Format,
-        kind: Kind,
-    },
-}
-
-impl Host for Hosted {
+impl Host for Compaction {
     fn owner(&self) -> &dyn Owner {
         &*self.inner
     }
 
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-        if let Task::Notes(_) = self.task {
-            return Ok(JsValue::UNDEFINED);
-        }
         let result = results::unchanged(tokens, warning);
         Ok(with_messages(&self.inner, &result, &Array::new()))
     }
 
     fn failed(&self, error: &JsValue) {
-        if let Task::Compaction {
-            kind: Kind::Background,
-            ..
-        } = self.task
-        {
+        if self.pending.kind == Kind::Background {
             // Said once by the next `prepare()`, whatever the policy made of it.
             self.inner.state.borrow_mut().background_error = Some(error.clone());
         }
     }
 
-    fn answered(&self, summary: String) {
-        if let (Task::Notes(count), Some(core)) =
-            (&self.task, self.inner.state.borrow_mut().core.as_mut())
-        {
-            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
-            core.compact_notes(summary, *count);
-        }
-    }
-
     fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
-        let Task::Compaction {
-            snapshot,
-            originals,
-            format,
-            kind,
-        } = &mut self.task
-        else {
-            return Ok(JsValue::UNDEFINED);
-        };
-        // The messages the job took from the snapshot, back for the commit's checks.
-        snapshot.messages = std::mem::take(&mut input.messages);
-        let entry_id = {
+        let result = {
             let mut state = self.inner.state.borrow_mut();
-            let empty = || error_to_js(&Error::invalid_input("session", "empty"), None);
-            let core = state.core.as_mut().ok_or_else(empty)?;
-            let continues = kind.continues().then_some(*format);
             #[allow(clippy::cast_possible_truncation)]
             let now = js_sys::Date::now() as i64;
-            let id = session_input::commit(core, snapshot, &input.plan, &done, now, continues);
-            let (id, len) = (throw(id)?, core.log().len());
+            let result = throw(self.pending.commit(state.core.as_mut(), input, &done, now))?;
+            let len = state.core.as_ref().map_or(0, |c| c.log().len());
             state.originals.grown(len);
-            id
+            result
         };
-        let at = |&i: &usize| originals.get(u32::try_from(i).unwrap_or(u32::MAX));
-        let removed: Array = done.removed.iter().map(at).collect();
-        Ok(with_messages(
-            &self.inner,
-            &results::committed(&done, &entry_id),
-            &removed,
-        ))
+        let removed: Array = done
+            .removed
+            .iter()
+            .map(|&i| at(&self.originals, i))
+            .collect();
+        Ok(with_messages(&self.inner, &result, &removed))
+    }
+}
+
+/// The session as the host of the memory block's request for its oldest `count` notes.
+struct Notes {
+    inner: Rc<Inner>,
+    count: usize,
+}
+
+impl Host for Notes {
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
+    }
+
+    fn answered(&self, summary: String) {
+        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
+            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
+            core.compact_notes(summary, self.count);
+        }
     }
 }
 
@@ -245,19 +213,16 @@ impl Session {
     pub fn notes(&self, options: JsValue) -> JsValue {
         let inner = &self.inner;
         let mut state = inner.state.borrow_mut();
-        let Some(core) = state.core.as_mut() else {
-            return JsValue::UNDEFINED;
-        };
-        let max = inner.options.settings.plan.summary_tokens;
-        let by_model = !inner.options.extractive && inner.callbacks.summarize.is_some();
-        let Some((prompt, count)) = core.notes_request(max, by_model) else {
-            return JsValue::UNDEFINED;
-        };
+        let summarizer = inner.callbacks.summarize.is_some();
+        let due = (state.core.as_mut())
+            .and_then(|core| session_compaction::notes_request(core, &inner.options, summarizer));
         drop(state);
-        let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
-        let host = Hosted {
+        let Some((once, count)) = due else {
+            return JsValue::UNDEFINED;
+        };
+        let host = Notes {
             inner: Rc::clone(inner),
-            task: Task::Notes(count),
+            count,
         };
         Driven::once(once, Box::new(host), call_options(&options).signal).into()
     }
