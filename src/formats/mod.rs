@@ -25,6 +25,7 @@ pub mod session_context;
 pub mod session_file;
 pub mod session_input;
 pub mod session_log;
+pub mod session_objects;
 
 use serde_json::Value;
 

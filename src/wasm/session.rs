@@ -23,6 +23,7 @@ use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
 use crate::formats::session_context::{self as context, Slot};
 use crate::formats::session_input::{self as input, Fresh};
+use crate::formats::session_objects::{self, Make};
 use crate::formats::{session_log, Format};
 
 /// What a `Session` holds; shared with its in-flight compactions.
@@ -54,6 +55,12 @@ pub struct State {
 pub struct Session {
     pub(crate) inner: Rc<Inner>,
 }
+
+/// How the caller's object of a message is made when the handle has none.
+const MAKE: Make<'static, JsValue> = Make {
+    original: &super::plain::original_to_js,
+    exported: &to_js::<Value>,
+};
 
 /// A fresh session id: 16 hex digits.
 fn fresh_id() -> String {
@@ -110,32 +117,16 @@ impl Inner {
     /// The slots as JS values: the caller's object of each entry (made from the logged message
     /// and kept when not at hand), the exported messages as they are.
     pub fn values(&self, state: &mut State, slots: Vec<Slot>, format: Format) -> Array {
-        let State {
-            core, originals, ..
-        } = state;
-        let mut value = |slot| match slot {
-            Slot::Exported(v) => to_js(&v),
-            Slot::Entry(i) => originals.get_or_make(i, || {
-                core.as_ref().map_or(JsValue::NULL, |c| {
-                    match context::entry_value(c, i, format) {
-                        Ok(original) => super::plain::original_to_js(&original),
-                        Err(exported) => to_js(&exported),
-                    }
-                })
-            }),
-        };
-        slots.into_iter().map(&mut value).collect()
+        let (core, objects) = (state.core.as_ref(), &mut state.originals);
+        let values = session_objects::slot_values(core, objects, slots, format, &MAKE);
+        values.into_iter().collect()
     }
 
     /// The live context as the caller's objects (summary and altered messages exported anew).
     pub fn rendered(&self, state: &mut State) -> Array {
-        match (self.format(state), state.core.as_ref()) {
-            (Some(format), Some(core)) => {
-                let slots = context::live_slots(core, format);
-                self.values(state, slots, format)
-            }
-            _ => Array::new(),
-        }
+        let (core, objects) = (state.core.as_ref(), &mut state.originals);
+        let values = session_objects::live_values(core, self.options.format, objects, &MAKE);
+        values.into_iter().collect()
     }
 
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
