@@ -196,14 +196,8 @@ impl Inner {
         let now = js_sys::Date::now() as i64;
         let given = self.options.format;
         let grow = super::heap::headroom;
-        let ids = throw(input::append(
-            &mut state.core,
-            fresh,
-            given,
-            &json,
-            now,
-            &grow,
-        ))?;
+        let ids = input::append(&mut state.core, fresh, given, &json, now, &grow);
+        let ids = throw(ids)?;
         let len = state.core.as_ref().map_or(0, |c| c.log().len());
         state.originals.appended(len, list.iter().collect());
         Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
@@ -303,14 +297,11 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_bytes: JsValue,
     ) -> Result<JsValue, JsValue> {
         let number = |v: &JsValue| (!v.is_undefined()).then(|| v.as_f64().unwrap_or(f64::NAN));
-        let (from, max_bytes) = throw(results::part_arguments(number(&from), number(&max_bytes)))?;
         let state = self.inner.state.borrow();
-        let core = state.core.as_ref();
-        let (text, next) = core
-            .map(|c| c.jsonl_part(from, max_bytes))
-            .unwrap_or_default();
-        let out = to_js(&results::part(next));
-        set(&out, "text", &JsValue::from_str(&json_text_out(text)));
+        let part = results::jsonl_part(state.core.as_ref(), number(&from), number(&max_bytes));
+        let (text, out) = throw(part)?;
+        let out = to_js(&out);
+        set(&out, "text", &JsValue::from_str(&text));
         Ok(out)
     }
 

@@ -213,6 +213,24 @@ pub fn part(next: Option<usize>) -> Value {
     json!({"text": "", "next": next})
 }
 
+/// `toJSONLPart(from, maxBytes)` of `session` (`None`: empty, an empty part), the arguments
+/// read by [`part_arguments`]: the part's text (lone surrogates written as the `\udXXX`
+/// escapes `JSON.stringify` writes) and the result without it ([`part`]).
+pub fn jsonl_part(
+    session: Option<&Session>,
+    from: Option<f64>,
+    max_bytes: Option<f64>,
+) -> Result<(String, Value)> {
+    let (from, max_bytes) = part_arguments(from, max_bytes)?;
+    let (text, next) = session
+        .map(|s| s.jsonl_part(from, max_bytes))
+        .unwrap_or_default();
+    Ok((
+        crate::core::surrogates::marks_to_escapes_owned(text),
+        part(next),
+    ))
+}
+
 /// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
 pub fn kind_named(name: &str) -> Kind {
     match name {
@@ -395,6 +413,14 @@ mod tests {
         assert_eq!(e.path.as_deref(), Some("maxBytes"));
         assert_eq!(part(Some(3)), json!({"text": "", "next": 3}));
         assert_eq!(part(None)["next"], Value::Null);
+        let (text, result) = jsonl_part(None, None, None).unwrap();
+        assert_eq!((text.as_str(), result), ("", part(None)));
+        let s = session();
+        let (text, result) = jsonl_part(Some(&s), Some(0.0), None).unwrap();
+        assert_eq!(text.lines().count(), 3, "the header and two entries");
+        assert_eq!(result["next"], Value::Null);
+        let e = jsonl_part(Some(&s), Some(0.5), None).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("from"));
     }
 
     #[test]
