@@ -11,7 +11,7 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{get, json_text_out, set, text_arg, to_js};
+use super::convert::{at, get, json_text_out, set, text_arg, to_js};
 use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
@@ -153,10 +153,7 @@ impl Inner {
             )
         };
         let count = messages.length() as usize;
-        let mut read = |i: usize| {
-            let message = messages.get(u32::try_from(i).ok()?);
-            to_json(&message, "messages", Plain::Input, "the message").ok()
-        };
+        let mut read = |i| to_json(&at(&messages, i), "messages", Plain::Input, "the message").ok();
         let marked = context::cache_markers(format, &render_options, &points, count, &mut read);
         for (i, value) in marked {
             messages.set(u32::try_from(i).unwrap_or(u32::MAX), to_js(&value));
@@ -322,10 +319,8 @@ impl Session {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string | null")] entry_id: JsValue,
     ) -> Result<Session, JsValue> {
-        let entry_id = match entry_id.is_null() {
-            true => None,
-            false => Some(text_arg(&entry_id, "entryId")?),
-        };
+        let entry_id = (!entry_id.is_null()).then(|| text_arg(&entry_id, "entryId"));
+        let entry_id = entry_id.transpose()?;
         let state = self.inner.state.borrow();
         let core = state.core.as_ref();
         let branched = throw(results::branch(core, entry_id.as_deref(), fresh_id()))?;

@@ -56,10 +56,8 @@ impl Session {
         let mut state = inner.state.borrow_mut();
         let state = &mut *state;
         let tag = state.id_tag.clone();
-        let config = match state.core {
-            None => Some(inner.config()?),
-            Some(_) => None,
-        };
+        // A session made by the merge (none yet) needs its configuration.
+        let config = state.core.is_none().then(|| inner.config()).transpose()?;
         let (result, moved) = throw(crate::formats::session_input::merge(
             &mut state.core,
             header,

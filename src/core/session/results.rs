@@ -231,6 +231,20 @@ pub fn jsonl_part(
     ))
 }
 
+/// The text argument of `fromJSONL` or `fromSessionFile` at `path` is neither a string nor an
+/// iterable (`js_type`: what it is): `INVALID_INPUT`.
+pub fn not_text(path: &str, js_type: &str) -> Error {
+    let why = format!("expected a string or an iterable of strings, got {js_type}");
+    Error::invalid_input(path, why)
+}
+
+/// Piece `i` of the iterable text argument at `path` is not a string: `INVALID_INPUT` at
+/// `path[i]`.
+pub fn not_a_piece(path: &str, i: usize, js_type: &str) -> Error {
+    let why = format!("each piece must be a string, got {js_type}");
+    Error::invalid_input(format!("{path}[{i}]"), why)
+}
+
 /// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
 pub fn kind_named(name: &str) -> Kind {
     match name {
@@ -421,6 +435,27 @@ mod tests {
         assert_eq!(result["next"], Value::Null);
         let e = jsonl_part(Some(&s), Some(0.5), None).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("from"));
+    }
+
+    #[test]
+    fn a_text_argument_that_is_not_text_names_the_piece() {
+        let e = not_text("text", "number");
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidInput, Some("text"))
+        );
+        assert!(
+            e.message.contains("iterable of strings, got number"),
+            "{}",
+            e.message
+        );
+        let e = not_a_piece("text", 2, "object");
+        assert_eq!(e.path.as_deref(), Some("text[2]"));
+        assert!(
+            e.message.contains("must be a string, got object"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
