@@ -11,7 +11,7 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{at, get, json_text_out, set, text_arg, to_js};
+use super::convert::{get, json_text_out, set, text_arg, to_js};
 use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
@@ -21,7 +21,7 @@ use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::objects::EntryObjects;
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
-use crate::formats::session_context::{self as context, Slot};
+use crate::formats::session_context::Slot;
 use crate::formats::session_input::{self as input, Fresh};
 use crate::formats::session_objects::{self, Make};
 use crate::formats::{session_log, Format};
@@ -109,11 +109,6 @@ impl Inner {
         Ok(self.session_options.config(&self.options, estimator))
     }
 
-    /// The session's format (`None`: not known yet).
-    pub fn format(&self, state: &State) -> Option<Format> {
-        context::format_of(state.core.as_ref(), self.options.format)
-    }
-
     /// The slots as JS values: the caller's object of each entry (made from the logged message
     /// and kept when not at hand), the exported messages as they are.
     pub fn values(&self, state: &mut State, slots: Vec<Slot>, format: Format) -> Array {
@@ -130,7 +125,7 @@ impl Inner {
     }
 
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
-    /// points become `cache_control` markers (`formats::session_context::cache_markers`).
+    /// points become `cache_control` markers (`formats::session_objects::render`).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
         let mut json = serde_json::Map::new();
         for key in RENDER_KEYS {
@@ -142,24 +137,20 @@ impl Inner {
         let render_options = throw(RenderOptions::read(&Value::Object(json)))?;
         // Taken under the borrow; the markers read the caller's objects (their getters may call
         // back into this session), so the borrow ends first.
-        let (messages, (result, points), format) = {
+        let mut render = {
             let mut state = self.state.borrow_mut();
-            let format = self.format(&state);
-            let rendered = self.rendered(&mut state);
-            (
-                rendered,
-                context::render_result(state.core.as_ref(), format),
-                format,
-            )
+            let state = &mut *state;
+            let (core, objects) = (state.core.as_ref(), &mut state.originals);
+            session_objects::render(core, self.options.format, objects, &MAKE)
         };
-        let count = messages.length() as usize;
-        let mut read = |i| to_json(&at(&messages, i), "messages", Plain::Input, "the message").ok();
-        let marked = context::cache_markers(format, &render_options, &points, count, &mut read);
-        for (i, value) in marked {
-            messages.set(u32::try_from(i).unwrap_or(u32::MAX), to_js(&value));
-        }
-        let result = to_js(&result);
-        set(&result, "messages", &messages);
+        let read = |m: &JsValue| to_json(m, "messages", Plain::Input, "the message").ok();
+        render.mark(&render_options, read, &MAKE);
+        let result = to_js(&render.result);
+        set(
+            &result,
+            "messages",
+            &render.messages.into_iter().collect::<Array>(),
+        );
         Ok(result)
     }
 
