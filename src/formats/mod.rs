@@ -23,6 +23,7 @@ pub mod session;
 pub mod session_compaction;
 pub mod session_context;
 pub mod session_file;
+pub mod session_handle;
 pub mod session_input;
 pub mod session_log;
 pub mod session_objects;

@@ -1,8 +1,9 @@
 //! `Session`: the stateful timeline of api.md, as a handle. Messages cross into Rust once, at
 //! `append`; the handle keeps the caller's object of each log entry, so that untouched messages
-//! render as the very same objects. The log, the live context, the format decision, compaction
-//! commits, branching and every result are the core's (`core::session`,
-//! `formats::session_context`, `formats::session_input`); this file converts values.
+//! render as the very same objects (`formats::session_objects`). The log, the live context, the
+//! format decision, compaction commits, branching, the handle's state and every result are the
+//! core's (`core::session`, `formats::session_input`, `formats::session_handle`); this file
+//! converts values.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -18,10 +19,10 @@ use super::plain::{to_json, Kind as Plain};
 use crate::core::error::Error;
 use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
-use crate::core::session::objects::EntryObjects;
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
 use crate::formats::session_context::Slot;
+use crate::formats::session_handle::HandleState;
 use crate::formats::session_input::{self as input, Fresh};
 use crate::formats::session_objects::{self, Make};
 use crate::formats::{session_log, Format};
@@ -34,21 +35,9 @@ pub struct Inner {
     pub state: RefCell<State>,
 }
 
-/// Mutable state, borrowed briefly and never across an `.await` or a call into caller code.
-pub struct State {
-    /// `None` until the format is known (the first `append` detects it unless `format` is set).
-    pub core: Option<core_session::Session>,
-    /// The caller's object of each log entry (none until rendered, for loaded logs).
-    pub originals: EntryObjects<JsValue>,
-    /// A compaction is running (`js/driver.mjs` says when; it keeps what waits for it).
-    pub running: bool,
-    /// The breaker and the count of compactions: the core's pipeline decides every compaction.
-    pub pipeline: crate::core::pipeline::Pipeline,
-    /// The outcome of the latest background compaction, if it failed.
-    pub background_error: Option<JsValue>,
-    /// The tag of new entry ids when a store shares the log (`session_store.rs`).
-    pub id_tag: Option<String>,
-}
+/// Mutable state, borrowed briefly and never across an `.await` or a call into caller code
+/// (`formats::session_handle`).
+pub type State = HandleState<JsValue>;
 
 /// The stateful timeline (see api.md). Construct with `new Session(options)`.
 #[wasm_bindgen(skip_typescript)]
@@ -69,26 +58,13 @@ fn fresh_id() -> String {
     format!("{:016x}", (a << 32) | b)
 }
 
-/// A session's handle state around `core` (`None`: empty).
-pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefCell<State> {
-    let len = core.as_ref().map_or(0, |c| c.log().len());
-    RefCell::new(State {
-        core,
-        originals: EntryObjects::new(len),
-        running: false,
-        pipeline: crate::core::pipeline::Pipeline::new(options),
-        background_error: None,
-        id_tag: None,
-    })
-}
-
 impl Inner {
     /// A handle's state for `options` with nothing logged.
     fn new(options: &JsValue) -> Result<Inner, JsValue> {
         let (json, callbacks) = split_options(options)?;
         let (options, session_options) = throw(core_session::options::parse(json))?;
         Ok(Inner {
-            state: state_for(None, &options),
+            state: RefCell::new(State::new(None, &options)),
             options,
             session_options,
             callbacks,
@@ -97,7 +73,7 @@ impl Inner {
 
     /// The same handle state around `core`.
     fn with(self, core: Option<core_session::Session>) -> Session {
-        let state = state_for(core, &self.options);
+        let state = RefCell::new(State::new(core, &self.options));
         Session {
             inner: Rc::new(Inner { state, ..self }),
         }
@@ -170,9 +146,9 @@ impl Inner {
             .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
             .collect::<Result<_, _>>()?;
         let mut state = self.state.borrow_mut();
+        let given = self.options.format;
         // Made when there is none yet and the append makes one (it knows the format).
-        let makes = !json.is_empty() || self.options.format.is_some();
-        let fresh = match state.core.is_none() && makes {
+        let fresh = match state.makes_session(json.len(), given) {
             true => Some(Fresh {
                 config: self.config()?,
                 id: self.session_options.id.clone().unwrap_or_else(fresh_id),
@@ -182,12 +158,9 @@ impl Inner {
         };
         #[allow(clippy::cast_possible_truncation)]
         let now = js_sys::Date::now() as i64;
-        let given = self.options.format;
         let grow = super::heap::headroom;
-        let ids = input::append(&mut state.core, fresh, given, &json, now, &grow);
+        let ids = state.append(&json, list.iter().collect(), fresh, given, now, &grow);
         let ids = throw(ids)?;
-        let len = state.core.as_ref().map_or(0, |c| c.log().len());
-        state.originals.appended(len, list.iter().collect());
         Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
 }
@@ -313,17 +286,13 @@ impl Session {
         let entry_id = (!entry_id.is_null()).then(|| text_arg(&entry_id, "entryId"));
         let entry_id = entry_id.transpose()?;
         let state = self.inner.state.borrow();
-        let core = state.core.as_ref();
-        let branched = throw(results::branch(core, entry_id.as_deref(), fresh_id()))?;
-        // The caller's objects of the entries the branch keeps: all but its branch entry.
-        let originals = state.originals.branched(branched.log().len());
+        let branched = state.branch(entry_id.as_deref(), fresh_id(), &self.inner.options);
         let inner = Inner {
             options: self.inner.options.clone(),
             session_options: self.inner.session_options.for_branch(),
             callbacks: self.inner.callbacks.clone(),
-            state: state_for(Some(branched), &self.inner.options),
+            state: RefCell::new(throw(branched)?),
         };
-        inner.state.borrow_mut().originals = originals;
         Ok(Session {
             inner: Rc::new(inner),
         })

@@ -107,8 +107,7 @@ impl Host for Compaction {
             #[allow(clippy::cast_possible_truncation)]
             let now = js_sys::Date::now() as i64;
             let result = throw(self.pending.commit(state.core.as_mut(), input, &done, now))?;
-            let len = state.core.as_ref().map_or(0, |c| c.log().len());
-            state.originals.grown(len);
+            state.committed();
             result
         };
         let removed: Array = done
