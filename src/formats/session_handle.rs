@@ -2,17 +2,21 @@
 //! binding's value `T`): the caller's object of each log entry, kept in step with the log through
 //! every change (an append, a commit, a merge of a store's lines, a branch), the pipeline that
 //! decides compactions, whether one runs, the failure of a background one, and the tag of new
-//! entry ids when a store shares the log. The binding holds it in a `RefCell` and only converts.
+//! entry ids when a store shares the log; and what the handle reads of it: the log as text, what
+//! `prepare()` does next, the cache-lifetime prune at the caller's clock, a compaction's commit.
+//! The binding holds it in a `RefCell` and only converts.
 
 use serde_json::Value;
 
+use super::session_compaction::Pending;
 use super::session_input::{self as input, Fresh};
 use super::Format;
 use crate::core::error::Result;
 use crate::core::options::Options;
-use crate::core::pipeline::Pipeline;
+use crate::core::pipeline::{on_pressure, Compacted, Input, Pipeline};
 use crate::core::session::objects::EntryObjects;
-use crate::core::session::{results, Config, Session};
+use crate::core::session::{results, Config, LogCopy, Pressure, Session};
+use crate::core::surrogates::marks_to_escapes_owned;
 
 /// A session handle's state: borrowed briefly, never across a call into caller code.
 pub struct HandleState<T> {
@@ -73,10 +77,61 @@ impl<T: Clone> HandleState<T> {
         Ok(ids)
     }
 
-    /// After a commit: the entries it added have no object of the caller's.
-    pub fn committed(&mut self) {
+    /// Commits the outcome `done` of `pending`'s job run on `input`, at `now`
+    /// ([`Pending::commit`]); the entries the commit adds have no object of the caller's.
+    /// Returns the result without its messages.
+    pub fn commit(
+        &mut self,
+        pending: &mut Pending,
+        input: &mut Input,
+        done: &Compacted,
+        now: i64,
+    ) -> Result<Value> {
+        let result = pending.commit(self.core.as_mut(), input, done, now)?;
         let len = self.len();
         self.originals.grown(len);
+        Ok(result)
+    }
+
+    /// What `prepare()` does now, as the driver reads it ([`on_pressure`],
+    /// [`results::prepare_action`]).
+    pub fn prepare_action(&self, force: bool, background: bool) -> Value {
+        let pressure = self.core.as_ref().map(|c| c.pressure().1);
+        results::prepare_action(on_pressure(pressure, force, background))
+    }
+
+    /// The context is past the trigger.
+    pub fn past_trigger(&self) -> bool {
+        self.core.as_ref().map(|c| c.pressure().1) == Some(Pressure::Hard)
+    }
+
+    /// Seed 003's first render step at `now` (milliseconds since the Unix epoch):
+    /// [`Session::prune_expired`].
+    pub fn prune_expired(&mut self, now: f64) {
+        if let Some(core) = self.core.as_mut() {
+            #[allow(clippy::cast_possible_truncation)]
+            core.prune_expired(now as i64);
+        }
+    }
+
+    /// The whole log as JSONL (`""` for an empty session), lone surrogates written as the
+    /// `\udXXX` escapes `JSON.stringify` writes, as every text below.
+    pub fn to_jsonl(&self) -> String {
+        let text = self.core.as_ref().map(Session::to_jsonl);
+        marks_to_escapes_owned(text.unwrap_or_default())
+    }
+
+    /// The lines written since the previous flush (the header the first time).
+    pub fn flush(&mut self) -> String {
+        let text = self.core.as_mut().map(Session::take_new_lines);
+        marks_to_escapes_owned(text.unwrap_or_default())
+    }
+
+    /// The lines a copy of the log lacks, up to about `byte_limit` bytes ([`LogCopy`]); `""`
+    /// when the copy is up to date.
+    pub fn log_since(&mut self, byte_limit: usize) -> String {
+        let copy = self.core.as_mut().and_then(|c| c.log_since(byte_limit));
+        copy.map_or_else(String::new, LogCopy::into_text)
     }
 
     /// Tags the ids of new entries from now on, so that writers sharing the log never make the
@@ -157,12 +212,35 @@ mod tests {
             .unwrap();
         assert_eq!(ids.len(), 2);
         assert!(!state.makes_session(2, None), "made");
+        assert_eq!(
+            state.to_jsonl().lines().count(),
+            3,
+            "the header and two entries"
+        );
+        assert_eq!(state.flush(), state.to_jsonl());
+        assert_eq!(state.flush(), "", "flushed");
+        assert!(!state.past_trigger());
+        assert_eq!(state.prepare_action(false, true)["action"], "render");
+        assert_eq!(state.prepare_action(true, true)["action"], "compact");
         assert_eq!(state.originals.get_or_make(1, || "made"), "b");
         // A refused message changes nothing.
         let refused = state.append(&[json!(7)], vec!["c"], None, None, 0, &|| ());
         assert!(refused.is_err());
         assert_eq!(state.len(), 2);
         assert_eq!(state.originals.get_or_make(2, || "made"), "made");
+    }
+
+    #[test]
+    fn an_empty_state_writes_nothing_and_does_nothing() {
+        let mut state = HandleState::<&str>::new(None, &options());
+        assert_eq!(
+            (state.to_jsonl(), state.flush()),
+            (String::new(), String::new())
+        );
+        assert_eq!(state.log_since(1 << 20), "");
+        state.prune_expired(0.0);
+        assert!(state.core.is_none());
+        assert_eq!(state.prepare_action(false, true)["action"], "render");
     }
 
     #[test]
@@ -194,9 +272,37 @@ mod tests {
             .append(&chat(), vec!["a", "b"], Some(fresh), None, 0, &|| ())
             .unwrap();
         assert!(ids.iter().all(|id| id.contains("k1")), "{ids:?}");
-        state.core.as_mut().unwrap().add_note("a note".into());
-        state.committed();
-        assert_eq!(state.originals.get_or_make(2, || "made"), "made");
+        let call = crate::core::session::planning::Call {
+            kind: crate::core::pipeline::Kind::Manual,
+            force: true,
+            instructions: None,
+            summarizer: false,
+        };
+        let estimator = Estimator::new(Counter::Heuristic);
+        let started = super::super::session_compaction::start;
+        let started = started(state.core.as_ref(), &options(), estimator, call);
+        let mut started = started.unwrap().unwrap();
+        let done = Compacted {
+            tokens_before: 0,
+            round: 1,
+            split_turn: false,
+            removed: vec![0],
+            summary: Some("read src/lib.rs".into()),
+            digest: Value::Null,
+            rendered: Vec::new(),
+            tokens_after: 10,
+            state: None,
+            warnings: Vec::new(),
+        };
+        let result = state.commit(&mut started.pending, &mut started.input, &done, 0);
+        let result = result.unwrap();
+        assert!(result["entryId"].is_string(), "{result}");
+        assert_eq!(state.len(), 3);
+        assert_eq!(
+            state.originals.get_or_make(2, || "made"),
+            "made",
+            "the compaction's"
+        );
         assert_eq!(state.originals.get_or_make(1, || "made"), "b");
     }
 }

@@ -199,7 +199,11 @@ mod tests {
         assert_eq!(render.result["format"], "anthropic");
         let off = RenderOptions::read(&json!({"cacheControl": false})).unwrap();
         render.mark(&off, |v| Some(v.clone()), &make);
-        assert_eq!(render.messages, std::slice::from_ref(&m), "no marker unless asked");
+        assert_eq!(
+            render.messages,
+            std::slice::from_ref(&m),
+            "no marker unless asked"
+        );
         let on = RenderOptions::read(&json!({"cacheControl": true})).unwrap();
         render.mark(&on, |v| Some(v.clone()), &make);
         let marked = render.messages[0].to_string();

@@ -12,7 +12,7 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{get, json_text_out, set, text_arg, to_js};
+use super::convert::{get, set, text_arg, to_js};
 use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
@@ -241,11 +241,7 @@ impl Session {
     /// The whole log as JSONL.
     #[wasm_bindgen(js_name = toJSONL)]
     pub fn to_jsonl(&self) -> String {
-        let state = self.inner.state.borrow();
-        state
-            .core
-            .as_ref()
-            .map_or_else(String::new, |c| json_text_out(c.to_jsonl()))
+        self.inner.state.borrow().to_jsonl()
     }
 
     /// A part of `toJSONL()`: `{ text, next }`, the header (when `from` is 0) and the lines of
@@ -269,11 +265,7 @@ impl Session {
     /// The JSONL lines written since the previous `flush` (the header the first time): append
     /// them to a file, which then never needs rewriting.
     pub fn flush(&self) -> String {
-        let mut state = self.inner.state.borrow_mut();
-        state
-            .core
-            .as_mut()
-            .map_or_else(String::new, |c| json_text_out(c.take_new_lines()))
+        self.inner.state.borrow_mut().flush()
     }
 
     /// A new session from entry `entryId` (a message, a compaction...): before a compaction it
@@ -354,11 +346,6 @@ impl Session {
     /// Not API.
     #[wasm_bindgen(js_name = __logSince, skip_typescript)]
     pub fn log_since(&self, byte_limit: u32) -> String {
-        let mut state = self.inner.state.borrow_mut();
-        let copy = state
-            .core
-            .as_mut()
-            .and_then(|c| c.log_since(byte_limit as usize));
-        copy.map_or_else(String::new, core_session::LogCopy::into_text)
+        self.inner.state.borrow_mut().log_since(byte_limit as usize)
     }
 }

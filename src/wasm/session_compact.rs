@@ -19,10 +19,10 @@ use super::error::throw;
 use super::options::estimator_for;
 use super::session::{Inner, Session};
 use crate::core::pipeline::NOTHING_TO_COMPACT;
-use crate::core::pipeline::{on_pressure, Compacted, Input, Job, Kind};
-use crate::core::session::{planning, results, Pressure};
+use crate::core::pipeline::{Compacted, Input, Job, Kind};
+use crate::core::session::{planning, results};
 use crate::core::summary::SummaryMode;
-use crate::formats::session_compaction::{self, Pending, Started};
+use crate::formats::session_compaction::{self, Pending};
 
 /// A result with the session's rendered messages and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
@@ -46,17 +46,13 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         summarizer: inner.callbacks.summarize.is_some(),
     };
     let started = session_compaction::start(state.core.as_ref(), &inner.options, estimator, asked);
-    let Some(Started {
-        input,
-        slots,
-        pending,
-    }) = throw(started)?
-    else {
+    let Some(started) = throw(started)? else {
         drop(state);
         let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
-    let originals = inner.values(&mut state, slots, pending.format);
+    let (input, pending) = (started.input, started.pending);
+    let originals = inner.values(&mut state, started.slots, pending.format);
     drop(state);
     let mut requests = Requests::new(originals.clone(), pending.format, input.tokens_before);
     // The conversation as the model last saw it, for a continuing request: the context as
@@ -102,14 +98,12 @@ impl Host for Compaction {
     }
 
     fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
-        let result = {
-            let mut state = self.inner.state.borrow_mut();
-            #[allow(clippy::cast_possible_truncation)]
-            let now = js_sys::Date::now() as i64;
-            let result = throw(self.pending.commit(state.core.as_mut(), input, &done, now))?;
-            state.committed();
-            result
-        };
+        #[allow(clippy::cast_possible_truncation)]
+        let now = js_sys::Date::now() as i64;
+        let mut state = self.inner.state.borrow_mut();
+        let result = state.commit(&mut self.pending, input, &done, now);
+        drop(state);
+        let result = throw(result)?;
         let removed: Array = done
             .removed
             .iter()
@@ -157,46 +151,32 @@ impl Session {
     pub fn check_call(&self, options: JsValue, method: &str) -> Result<JsValue, JsValue> {
         super::convert::check_keys(&options, results::call_keys(method))?;
         super::heap::headroom();
-        if method == "compact" {
-            return Ok(JsValue::UNDEFINED);
-        }
         let given = |key: &str| Some(get(&options, key)).filter(|v| !v.is_undefined());
         let now = given("now").map(|v| v.as_f64());
         let background = given("background").map(|v| v.as_bool());
-        let force = call_options(&options).force;
-        Ok(to_js(&throw(results::prepare_options(
-            now, background, force,
-        ))?))
+        let read = results::call_options(method, now, background, call_options(&options).force);
+        Ok(throw(read)?.map_or(JsValue::UNDEFINED, |v| to_js(&v)))
     }
 
     /// Seed 003's first render step: hides tool results older than the cache lifetime, at the
     /// call's `now` (the clock when not given).
     #[wasm_bindgen(js_name = __pruneTtl)]
     pub fn prune_ttl(&self, options: JsValue) {
-        let now = get(&options, "now")
-            .as_f64()
-            .unwrap_or_else(js_sys::Date::now);
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            #[allow(clippy::cast_possible_truncation)]
-            core.prune_expired(now as i64);
-        }
+        let now = get(&options, "now").as_f64();
+        let mut state = self.inner.state.borrow_mut();
+        state.prune_expired(now.unwrap_or_else(js_sys::Date::now));
     }
 
-    /// What `prepare()` does now ([`on_pressure`], [`results::prepare_action`]).
+    /// What `prepare()` does now (`HandleState::prepare_action`).
     #[wasm_bindgen(js_name = __onPressure)]
     pub fn pressure(&self, force: bool, background: bool) -> JsValue {
-        let state = self.inner.state.borrow();
-        let pressure = state.core.as_ref().map(|c| c.pressure().1);
-        to_js(&results::prepare_action(on_pressure(
-            pressure, force, background,
-        )))
+        to_js(&self.inner.state.borrow().prepare_action(force, background))
     }
 
     /// The context is past the trigger.
     #[wasm_bindgen(js_name = __pastTrigger)]
     pub fn past_trigger(&self) -> bool {
-        let state = self.inner.state.borrow();
-        state.core.as_ref().map(|c| c.pressure().1) == Some(Pressure::Hard)
+        self.inner.state.borrow().past_trigger()
     }
 
     /// Starts a compaction of `kind` ("manual", "automatic", "forced", "background"): its

@@ -191,6 +191,20 @@ pub fn prepare_options(
     Ok(json!({"force": force, "background": background}))
 }
 
+/// The options of a call of `method`, read ([`prepare_options`]) for `prepare()`; `None` for
+/// `compact()`, whose options are read as the compaction starts.
+pub fn call_options(
+    method: &str,
+    now: Option<Option<f64>>,
+    background: Option<Option<bool>>,
+    force: bool,
+) -> Result<Option<Value>> {
+    match method {
+        "compact" => Ok(None),
+        _ => prepare_options(now, background, force).map(Some),
+    }
+}
+
 /// The keys the options of `method` take: `"compact"`'s ([`COMPACT_KEYS`]) or `prepare()`'s.
 pub fn call_keys(method: &str) -> &'static [&'static str] {
     match method {
@@ -415,6 +429,13 @@ mod tests {
         }
         let e = prepare_options(None, Some(None), false).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("background"));
+        assert_eq!(
+            call_options("compact", Some(None), None, false).unwrap(),
+            None
+        );
+        let read = call_options("prepare", None, None, true).unwrap();
+        assert_eq!(read, Some(json!({"force": true, "background": true})));
+        assert!(call_options("prepare", Some(None), None, false).is_err());
         assert_eq!(call_keys("compact"), COMPACT_KEYS);
         assert_eq!(call_keys("prepare"), PREPARE_KEYS);
     }
