@@ -18,6 +18,13 @@ use crate::core::session::objects::EntryObjects;
 use crate::core::session::{results, Config, LogCopy, Pressure, Session};
 use crate::core::surrogates::marks_to_escapes_owned;
 
+/// A fresh session id, 16 hex digits, from two random numbers in `[0, 1)`.
+pub fn fresh_id(a: f64, b: f64) -> String {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let [a, b] = [a, b].map(|r| (r * 4_294_967_296.0) as u64);
+    format!("{:016x}", (a << 32) | b)
+}
+
 /// A session handle's state: borrowed briefly, never across a call into caller code.
 pub struct HandleState<T> {
     /// `None` until the format is known (the first append detects it unless the options name it).
@@ -46,6 +53,11 @@ impl<T: Clone> HandleState<T> {
             background_error: None,
             id_tag: None,
         }
+    }
+
+    /// The log's version (it grows with every change; 0 for an empty session).
+    pub fn version(&self) -> f64 {
+        self.core.as_ref().map_or(0.0, |c| c.version() as f64)
     }
 
     /// The log's length.
@@ -132,6 +144,31 @@ impl<T: Clone> HandleState<T> {
     pub fn log_since(&mut self, byte_limit: usize) -> String {
         let copy = self.core.as_mut().and_then(|c| c.log_since(byte_limit));
         copy.map_or_else(String::new, LogCopy::into_text)
+    }
+
+    /// Records that the store holds the header and the first `count` pending lines (and the
+    /// live set of change `live_epoch`, when given): [`Session::mark_stored`].
+    pub fn mark_stored(&mut self, count: usize, live_epoch: Option<f64>) {
+        if let Some(core) = self.core.as_mut() {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            core.mark_stored(count, live_epoch.map(|e| e as u64));
+        }
+    }
+
+    /// After an instance reset: `entries` pending lines again, and a pending header and live
+    /// set when asked ([`Session::restore_pending`]).
+    pub fn restore_pending(&mut self, entries: usize, header: bool, live: bool) {
+        if let Some(core) = self.core.as_mut() {
+            core.restore_pending(entries, header, live);
+        }
+    }
+
+    /// The summary of the oldest `count` notes came back: they are condensed into it (notes
+    /// added meanwhile are newer, so the oldest `count` are still the ones summarized).
+    pub fn notes_answered(&mut self, summary: String, count: usize) {
+        if let Some(core) = self.core.as_mut() {
+            core.compact_notes(summary, count);
+        }
     }
 
     /// Tags the ids of new entries from now on, so that writers sharing the log never make the
@@ -222,12 +259,20 @@ mod tests {
         assert!(!state.past_trigger());
         assert_eq!(state.prepare_action(false, true)["action"], "render");
         assert_eq!(state.prepare_action(true, true)["action"], "compact");
+        assert_eq!(state.version(), 2.0);
         assert_eq!(state.originals.get_or_make(1, || "made"), "b");
         // A refused message changes nothing.
         let refused = state.append(&[json!(7)], vec!["c"], None, None, 0, &|| ());
         assert!(refused.is_err());
         assert_eq!(state.len(), 2);
         assert_eq!(state.originals.get_or_make(2, || "made"), "made");
+    }
+
+    #[test]
+    fn a_fresh_id_is_16_hex_digits() {
+        assert_eq!(fresh_id(0.0, 0.0), "0000000000000000");
+        assert_eq!(fresh_id(0.5, 0.25), "8000000040000000");
+        assert_eq!(fresh_id(0.999_999_999_9, 0.0).len(), 16);
     }
 
     #[test]
@@ -241,6 +286,10 @@ mod tests {
         state.prune_expired(0.0);
         assert!(state.core.is_none());
         assert_eq!(state.prepare_action(false, true)["action"], "render");
+        state.mark_stored(1, Some(1.0));
+        state.restore_pending(1, true, true);
+        state.notes_answered("summary".into(), 10);
+        assert_eq!(state.version(), 0.0);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
 use crate::formats::session_context::Slot;
-use crate::formats::session_handle::HandleState;
+use crate::formats::session_handle::{self, HandleState};
 use crate::formats::session_input::{self as input, Fresh};
 use crate::formats::session_objects::{self, Make};
 use crate::formats::{session_log, Format};
@@ -51,11 +51,9 @@ const MAKE: Make<'static, JsValue> = Make {
     exported: &to_js::<Value>,
 };
 
-/// A fresh session id: 16 hex digits.
+/// A fresh session id ([`session_handle::fresh_id`]).
 fn fresh_id() -> String {
-    let a = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    let b = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    format!("{:016x}", (a << 32) | b)
+    session_handle::fresh_id(js_sys::Math::random(), js_sys::Math::random())
 }
 
 impl Inner {
@@ -114,19 +112,15 @@ impl Inner {
         // Taken under the borrow; the markers read the caller's objects (their getters may call
         // back into this session), so the borrow ends first.
         let mut render = {
-            let mut state = self.state.borrow_mut();
-            let state = &mut *state;
+            let state = &mut *self.state.borrow_mut();
             let (core, objects) = (state.core.as_ref(), &mut state.originals);
             session_objects::render(core, self.options.format, objects, &MAKE)
         };
         let read = |m: &JsValue| to_json(m, "messages", Plain::Input, "the message").ok();
         render.mark(&render_options, read, &MAKE);
         let result = to_js(&render.result);
-        set(
-            &result,
-            "messages",
-            &render.messages.into_iter().collect::<Array>(),
-        );
+        let messages: Array = render.messages.into_iter().collect();
+        set(&result, "messages", &messages);
         Ok(result)
     }
 
@@ -316,8 +310,7 @@ impl Session {
     /// Grows with every change of the log.
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> f64 {
-        let state = self.inner.state.borrow();
-        state.core.as_ref().map_or(0.0, |c| c.version() as f64)
+        self.inner.state.borrow().version()
     }
 
     /// True while a compaction (foreground or background) is running.

@@ -125,10 +125,8 @@ impl Host for Notes {
     }
 
     fn answered(&self, summary: String) {
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
-            core.compact_notes(summary, self.count);
-        }
+        let mut state = self.inner.state.borrow_mut();
+        state.notes_answered(summary, self.count);
     }
 }
 

@@ -29,12 +29,7 @@ pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadAr
     let mut fields = Vec::new();
     for key in keys {
         let field = js_sys::Reflect::get(value, &key)?;
-        let seen = match field.as_bool() {
-            _ if field.is_undefined() => Field::Absent,
-            Some(b) => Field::Bool(b),
-            None if field.is_function() => Field::Function,
-            None => Field::Other,
-        };
+        let seen = Field::of(field.is_undefined(), field.as_bool(), field.is_function());
         fields.push((key.as_string().unwrap_or_default(), seen));
     }
     let given = (object || value.is_undefined() || value.is_null()).then_some(&fields[..]);

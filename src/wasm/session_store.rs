@@ -29,19 +29,16 @@ impl Session {
     /// live set of change `live_epoch`, when given).
     #[wasm_bindgen(js_name = __storeMarked, skip_typescript)]
     pub fn store_marked(&self, count: u32, live_epoch: Option<f64>) {
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            core.mark_stored(count as usize, live_epoch.map(|e| e as u64));
-        }
+        let mut state = self.inner.state.borrow_mut();
+        state.mark_stored(count as usize, live_epoch);
     }
 
     /// After an instance reset (js/guard.mjs): the session read back from the old one's log
     /// again has `entries` pending lines, and a pending header and live set when asked.
     #[wasm_bindgen(js_name = __storeRestore, skip_typescript)]
     pub fn store_restore(&self, entries: u32, header: bool, live: bool) {
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            core.restore_pending(entries as usize, header, live);
-        }
+        let mut state = self.inner.state.borrow_mut();
+        state.restore_pending(entries as usize, header, live);
     }
 
     /// Merges the lines other writers stored after this session's (`header` is the store's):
