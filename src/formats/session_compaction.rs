@@ -82,12 +82,14 @@ impl Pending {
 
 /// The memory block's request when its notes are due and a model writes the summary
 /// (`summarizer`, unless the options are extractive): the request and the count of the oldest
-/// notes it condenses. Without a model the notes are condensed here (`None`).
+/// notes it condenses. Without a model the notes are condensed here (`None`); an empty session
+/// (`None`) has none.
 pub fn notes_request(
-    session: &mut Session,
+    session: Option<&mut Session>,
     options: &Options,
     summarizer: bool,
 ) -> Option<(Once, usize)> {
+    let session = session?;
     let max = options.settings.plan.summary_tokens;
     let by_model = !options.extractive && summarizer;
     let (prompt, count) = session.notes_request(max, by_model)?;
@@ -195,12 +197,13 @@ mod tests {
             s.add_note(format!("note {i}"));
         }
         let mut condensed = s.clone();
-        assert!(notes_request(&mut condensed, &options, false).is_none());
+        assert!(notes_request(Some(&mut condensed), &options, false).is_none());
         assert!(
-            notes_request(&mut condensed, &options, true).is_none(),
+            notes_request(Some(&mut condensed), &options, true).is_none(),
             "condensed"
         );
-        let (_, count) = notes_request(&mut s, &options, true).unwrap();
+        let (_, count) = notes_request(Some(&mut s), &options, true).unwrap();
         assert_eq!(count, 10);
+        assert!(notes_request(None, &options, true).is_none());
     }
 }

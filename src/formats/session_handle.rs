@@ -2,18 +2,21 @@
 //! binding's value `T`): the caller's object of each log entry, kept in step with the log through
 //! every change (an append, a commit, a merge of a store's lines, a branch), the pipeline that
 //! decides compactions, whether one runs, the failure of a background one, and the tag of new
-//! entry ids when a store shares the log; and what the handle reads of it: the log as text, what
-//! `prepare()` does next, the cache-lifetime prune at the caller's clock, a compaction's commit.
+//! entry ids when a store shares the log; and what the handle reads of it: the messages as the
+//! caller's objects (`session_objects`), the log as text, what `prepare()` does next, the
+//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's commit.
 //! The binding holds it in a `RefCell` and only converts.
 
 use serde_json::Value;
 
-use super::session_compaction::Pending;
+use super::session_compaction::{notes_request, Pending};
+use super::session_context::Slot;
 use super::session_input::{self as input, Fresh};
+use super::session_objects::{self, Make, Render};
 use super::Format;
 use crate::core::error::Result;
 use crate::core::options::Options;
-use crate::core::pipeline::{on_pressure, Compacted, Input, Pipeline};
+use crate::core::pipeline::{on_pressure, Compacted, Input, Once, Pipeline};
 use crate::core::session::objects::EntryObjects;
 use crate::core::session::{results, Config, LogCopy, Pressure, Session};
 use crate::core::surrogates::marks_to_escapes_owned;
@@ -58,6 +61,27 @@ impl<T: Clone> HandleState<T> {
     /// The log's version (it grows with every change; 0 for an empty session).
     pub fn version(&self) -> f64 {
         self.core.as_ref().map_or(0.0, |c| c.version() as f64)
+    }
+
+    /// The values of `slots` in `format`, the caller's objects kept or made
+    /// ([`session_objects::slot_values`]).
+    pub fn values(&mut self, slots: Vec<Slot>, format: Format, make: &Make<'_, T>) -> Vec<T> {
+        session_objects::slot_values(self.core.as_ref(), &mut self.originals, slots, format, make)
+    }
+
+    /// The live context's values ([`session_objects::live_values`]; `given`: the options' format).
+    pub fn live(&mut self, given: Option<Format>, make: &Make<'_, T>) -> Vec<T> {
+        session_objects::live_values(self.core.as_ref(), given, &mut self.originals, make)
+    }
+
+    /// The render ([`session_objects::render`]; `given`: the options' format).
+    pub fn render(&mut self, given: Option<Format>, make: &Make<'_, T>) -> Render<T> {
+        session_objects::render(self.core.as_ref(), given, &mut self.originals, make)
+    }
+
+    /// The memory block's request when its notes are due ([`notes_request`]).
+    pub fn notes_request(&mut self, options: &Options, summarizer: bool) -> Option<(Once, usize)> {
+        notes_request(self.core.as_mut(), options, summarizer)
     }
 
     /// The log's length.
@@ -260,6 +284,17 @@ mod tests {
         assert_eq!(state.prepare_action(false, true)["action"], "render");
         assert_eq!(state.prepare_action(true, true)["action"], "compact");
         assert_eq!(state.version(), 2.0);
+        let make = Make {
+            original: &|_: &crate::core::message::Original| "made",
+            exported: &|_: &Value| "exported",
+        };
+        assert_eq!(state.live(None, &make), ["a", "b"]);
+        assert_eq!(state.render(None, &make).messages, ["a", "b"]);
+        assert_eq!(
+            state.values(vec![Slot::Exported(json!(1))], Format::AiSdk, &make),
+            ["exported"]
+        );
+        assert!(state.notes_request(&options(), true).is_none(), "no notes");
         assert_eq!(state.originals.get_or_make(1, || "made"), "b");
         // A refused message changes nothing.
         let refused = state.append(&[json!(7)], vec!["c"], None, None, 0, &|| ());

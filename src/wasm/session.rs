@@ -16,16 +16,14 @@ use super::convert::{get, set, text_arg, to_js};
 use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
-use crate::core::error::Error;
 use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
-use crate::formats::session_context::Slot;
 use crate::formats::session_handle::{self, HandleState};
 use crate::formats::session_input::{self as input, Fresh};
-use crate::formats::session_objects::{self, Make};
-use crate::formats::{session_log, Format};
+use crate::formats::session_log;
+use crate::formats::session_objects::Make;
 
 /// What a `Session` holds; shared with its in-flight compactions.
 pub struct Inner {
@@ -45,8 +43,9 @@ pub struct Session {
     pub(crate) inner: Rc<Inner>,
 }
 
-/// How the caller's object of a message is made when the handle has none.
-const MAKE: Make<'static, JsValue> = Make {
+/// How the caller's object of a message is made when the handle has none
+/// (`formats::session_objects`).
+pub const MAKE: Make<'static, JsValue> = Make {
     original: &super::plain::original_to_js,
     exported: &to_js::<Value>,
 };
@@ -83,19 +82,9 @@ impl Inner {
         Ok(self.session_options.config(&self.options, estimator))
     }
 
-    /// The slots as JS values: the caller's object of each entry (made from the logged message
-    /// and kept when not at hand), the exported messages as they are.
-    pub fn values(&self, state: &mut State, slots: Vec<Slot>, format: Format) -> Array {
-        let (core, objects) = (state.core.as_ref(), &mut state.originals);
-        let values = session_objects::slot_values(core, objects, slots, format, &MAKE);
-        values.into_iter().collect()
-    }
-
     /// The live context as the caller's objects (summary and altered messages exported anew).
     pub fn rendered(&self, state: &mut State) -> Array {
-        let (core, objects) = (state.core.as_ref(), &mut state.originals);
-        let values = session_objects::live_values(core, self.options.format, objects, &MAKE);
-        values.into_iter().collect()
+        state.live(self.options.format, &MAKE).into_iter().collect()
     }
 
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
@@ -111,11 +100,7 @@ impl Inner {
         let render_options = throw(RenderOptions::read(&Value::Object(json)))?;
         // Taken under the borrow; the markers read the caller's objects (their getters may call
         // back into this session), so the borrow ends first.
-        let mut render = {
-            let state = &mut *self.state.borrow_mut();
-            let (core, objects) = (state.core.as_ref(), &mut state.originals);
-            session_objects::render(core, self.options.format, objects, &MAKE)
-        };
+        let mut render = self.state.borrow_mut().render(self.options.format, &MAKE);
         let read = |m: &JsValue| to_json(m, "messages", Plain::Input, "the message").ok();
         render.mark(&render_options, read, &MAKE);
         let result = to_js(&render.result);
@@ -131,8 +116,7 @@ impl Inner {
         } else if value.is_object() {
             Array::of1(value)
         } else {
-            let why = "append takes a message or an array of messages";
-            return throw(Err(Error::invalid_input("messages", why)));
+            return throw(Err(results::not_messages()));
         };
         let json: Vec<Value> = list
             .iter()

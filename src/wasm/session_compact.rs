@@ -17,7 +17,7 @@ use super::convert::{at, get, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
 use super::error::throw;
 use super::options::estimator_for;
-use super::session::{Inner, Session};
+use super::session::{Inner, Session, MAKE};
 use crate::core::pipeline::NOTHING_TO_COMPACT;
 use crate::core::pipeline::{Compacted, Input, Job, Kind};
 use crate::core::session::{planning, results};
@@ -52,7 +52,8 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         return Ok(with_messages(inner, &result, &Array::new()));
     };
     let (input, pending) = (started.input, started.pending);
-    let originals = inner.values(&mut state, started.slots, pending.format);
+    let values = state.values(started.slots, pending.format, &MAKE);
+    let originals: Array = values.into_iter().collect();
     drop(state);
     let mut requests = Requests::new(originals.clone(), pending.format, input.tokens_before);
     // The conversation as the model last saw it, for a continuing request: the context as
@@ -191,8 +192,7 @@ impl Session {
         let inner = &self.inner;
         let mut state = inner.state.borrow_mut();
         let summarizer = inner.callbacks.summarize.is_some();
-        let due = (state.core.as_mut())
-            .and_then(|core| session_compaction::notes_request(core, &inner.options, summarizer));
+        let due = state.notes_request(&inner.options, summarizer);
         drop(state);
         let Some((once, count)) = due else {
             return JsValue::UNDEFINED;

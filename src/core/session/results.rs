@@ -245,6 +245,12 @@ pub fn jsonl_part(
     ))
 }
 
+/// `append`'s argument is neither a message nor an array of messages: `INVALID_INPUT`.
+pub fn not_messages() -> Error {
+    let why = "append takes a message or an array of messages";
+    Error::invalid_input("messages", why)
+}
+
 /// The text argument of `fromJSONL` or `fromSessionFile` at `path` is neither a string nor an
 /// iterable (`js_type`: what it is): `INVALID_INPUT`.
 pub fn not_text(path: &str, js_type: &str) -> Error {
@@ -460,6 +466,11 @@ mod tests {
 
     #[test]
     fn a_text_argument_that_is_not_text_names_the_piece() {
+        let e = not_messages();
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidInput, Some("messages"))
+        );
         let e = not_text("text", "number");
         assert_eq!(
             (e.code, e.path.as_deref()),
