@@ -20,11 +20,14 @@ pub mod pi;
 pub mod pi_session;
 pub mod reuse;
 pub mod session;
+pub mod session_compaction;
 pub mod session_context;
 pub mod session_file;
+pub mod session_handle;
 pub mod session_input;
 pub mod session_lines;
 pub mod session_log;
+pub mod session_objects;
 
 use serde_json::Value;
 

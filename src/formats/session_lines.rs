@@ -41,6 +41,19 @@ pub enum Field {
     Other,
 }
 
+impl Field {
+    /// What a value is, from what JS says of it: `undefined`, its boolean value if it is one, a
+    /// function.
+    pub fn of(undefined: bool, boolean: Option<bool>, function: bool) -> Field {
+        match boolean {
+            _ if undefined => Field::Absent,
+            Some(b) => Field::Bool(b),
+            None if function => Field::Function,
+            None => Field::Other,
+        }
+    }
+}
+
 impl ReadOptions {
     /// Reads the read options `{ strict?, onWarning? }` at `path`, taking only the keys in
     /// `allowed`: `fields` are the object's `(key, value)`, `None` when the argument is not an
@@ -280,6 +293,14 @@ mod tests {
 
     const LENIENT: ReadOptions = ReadOptions { strict: false };
     const STRICT: ReadOptions = ReadOptions { strict: true };
+
+    #[test]
+    fn a_field_is_absent_a_boolean_a_function_or_other() {
+        assert_eq!(Field::of(true, None, false), Field::Absent);
+        assert_eq!(Field::of(false, Some(true), false), Field::Bool(true));
+        assert_eq!(Field::of(false, None, true), Field::Function);
+        assert_eq!(Field::of(false, None, false), Field::Other);
+    }
 
     #[test]
     fn read_options_take_only_the_allowed_keys_of_their_types() {

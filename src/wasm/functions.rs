@@ -16,6 +16,7 @@ use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
 use crate::core::validate::validate;
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
 use crate::formats::session::ContextBeside;
+use crate::formats::session_file::import_text;
 use crate::formats::{Codec, Format};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -136,7 +137,7 @@ pub fn import_session(
     let text = super::convert::json_text_arg(&text, "text")?;
     let kind = super::convert::text_arg(&kind, "kind")?;
     let read = super::session_file::read_args(&options, "options", &["strict"])?;
-    let session = super::session_file::import(&text, &kind, "kind", read.options)?;
+    let session = throw(import_text(&text, &kind, "kind", read.options))?;
     let format = session.format;
     let history_values = format.export(&session.messages);
     let history = js_sys::Array::from(&to_js(&history_values));

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::throw;
-use crate::core::error::Error;
+use crate::core::session::results;
 
 /// The high (first) surrogates, as `charCodeAt` gives them.
 const HIGH_FIRST: f64 = 55296.0;
@@ -24,35 +24,21 @@ pub fn for_each_piece(
     if value.is_string() {
         return each(&super::convert::text_arg(value, path)?);
     }
-    let not_text = || {
-        throw::<()>(Err(Error::invalid_input(
-            path,
-            format!(
-                "expected a string or an iterable of strings, got {}",
-                value.js_typeof().as_string().unwrap_or_default()
-            ),
-        )))
-    };
+    let js_type = |v: &JsValue| v.js_typeof().as_string().unwrap_or_default();
     let iterable = value.is_object() && !value.is_null();
     let Some(items) = (if iterable {
         js_sys::try_iter(value)?
     } else {
         None
     }) else {
-        return not_text();
+        return throw(Err(results::not_text(path, &js_type(value))));
     };
     // The high surrogate that ended the previous piece, waiting for its pair.
     let mut held: Option<JsString> = None;
     for (i, item) in items.enumerate() {
         let item = item?;
         let Some(piece) = item.dyn_ref::<JsString>() else {
-            return throw(Err(Error::invalid_input(
-                format!("{path}[{i}]"),
-                format!(
-                    "each piece must be a string, got {}",
-                    item.js_typeof().as_string().unwrap_or_default()
-                ),
-            )));
+            return throw(Err(results::not_a_piece(path, i, &js_type(&item))));
         };
         let mut piece = match held.take() {
             Some(high) => high.concat(piece),

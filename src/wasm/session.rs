@@ -1,8 +1,9 @@
 //! `Session`: the stateful timeline of api.md, as a handle. Messages cross into Rust once, at
 //! `append`; the handle keeps the caller's object of each log entry, so that untouched messages
-//! render as the very same objects. The log, the live context, the format decision, compaction
-//! commits, branching and every result are the core's (`core::session`,
-//! `formats::session_context`, `formats::session_input`); this file converts values.
+//! render as the very same objects (`formats::session_objects`). The log, the live context, the
+//! format decision, compaction commits, branching, the handle's state and every result are the
+//! core's (`core::session`, `formats::session_input`, `formats::session_handle`); this file
+//! converts values.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,19 +12,18 @@ use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{get, json_text_out, set, text_arg, to_js};
+use super::convert::{get, set, text_arg, to_js};
 use super::error::throw;
 use super::options::{estimator_for, split_options, Callbacks};
 use super::plain::{to_json, Kind as Plain};
-use crate::core::error::Error;
 use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
-use crate::core::session::objects::EntryObjects;
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
-use crate::formats::session_context::{self as context, Slot};
+use crate::formats::session_handle::{self, HandleState};
 use crate::formats::session_input::{self as input, Fresh};
-use crate::formats::{session_log, Format};
+use crate::formats::session_log;
+use crate::formats::session_objects::Make;
 
 /// What a `Session` holds; shared with its in-flight compactions.
 pub struct Inner {
@@ -33,21 +33,9 @@ pub struct Inner {
     pub state: RefCell<State>,
 }
 
-/// Mutable state, borrowed briefly and never across an `.await` or a call into caller code.
-pub struct State {
-    /// `None` until the format is known (the first `append` detects it unless `format` is set).
-    pub core: Option<core_session::Session>,
-    /// The caller's object of each log entry (none until rendered, for loaded logs).
-    pub originals: EntryObjects<JsValue>,
-    /// A compaction is running (`js/driver.mjs` says when; it keeps what waits for it).
-    pub running: bool,
-    /// The breaker and the count of compactions: the core's pipeline decides every compaction.
-    pub pipeline: crate::core::pipeline::Pipeline,
-    /// The outcome of the latest background compaction, if it failed.
-    pub background_error: Option<JsValue>,
-    /// The tag of new entry ids when a store shares the log (`session_store.rs`).
-    pub id_tag: Option<String>,
-}
+/// Mutable state, borrowed briefly and never across an `.await` or a call into caller code
+/// (`formats::session_handle`).
+pub type State = HandleState<JsValue>;
 
 /// The stateful timeline (see api.md). Construct with `new Session(options)`.
 #[wasm_bindgen(skip_typescript)]
@@ -55,24 +43,16 @@ pub struct Session {
     pub(crate) inner: Rc<Inner>,
 }
 
-/// A fresh session id: 16 hex digits.
-fn fresh_id() -> String {
-    let a = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    let b = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    format!("{:016x}", (a << 32) | b)
-}
+/// How the caller's object of a message is made when the handle has none
+/// (`formats::session_objects`).
+pub const MAKE: Make<'static, JsValue> = Make {
+    original: &super::plain::original_to_js,
+    exported: &to_js::<Value>,
+};
 
-/// A session's handle state around `core` (`None`: empty).
-pub fn state_for(core: Option<core_session::Session>, options: &Options) -> RefCell<State> {
-    let len = core.as_ref().map_or(0, |c| c.log().len());
-    RefCell::new(State {
-        core,
-        originals: EntryObjects::new(len),
-        running: false,
-        pipeline: crate::core::pipeline::Pipeline::new(options),
-        background_error: None,
-        id_tag: None,
-    })
+/// A fresh session id ([`session_handle::fresh_id`]).
+fn fresh_id() -> String {
+    session_handle::fresh_id(js_sys::Math::random(), js_sys::Math::random())
 }
 
 impl Inner {
@@ -81,7 +61,7 @@ impl Inner {
         let (json, callbacks) = split_options(options)?;
         let (options, session_options) = throw(core_session::options::parse(json))?;
         Ok(Inner {
-            state: state_for(None, &options),
+            state: RefCell::new(State::new(None, &options)),
             options,
             session_options,
             callbacks,
@@ -90,7 +70,7 @@ impl Inner {
 
     /// The same handle state around `core`.
     fn with(self, core: Option<core_session::Session>) -> Session {
-        let state = state_for(core, &self.options);
+        let state = RefCell::new(State::new(core, &self.options));
         Session {
             inner: Rc::new(Inner { state, ..self }),
         }
@@ -102,44 +82,13 @@ impl Inner {
         Ok(self.session_options.config(&self.options, estimator))
     }
 
-    /// The session's format (`None`: not known yet).
-    pub fn format(&self, state: &State) -> Option<Format> {
-        context::format_of(state.core.as_ref(), self.options.format)
-    }
-
-    /// The slots as JS values: the caller's object of each entry (made from the logged message
-    /// and kept when not at hand), the exported messages as they are.
-    pub fn values(&self, state: &mut State, slots: Vec<Slot>, format: Format) -> Array {
-        let State {
-            core, originals, ..
-        } = state;
-        let mut value = |slot| match slot {
-            Slot::Exported(v) => to_js(&v),
-            Slot::Entry(i) => originals.get_or_make(i, || {
-                core.as_ref().map_or(JsValue::NULL, |c| {
-                    match context::entry_value(c, i, format) {
-                        Ok(original) => super::plain::original_to_js(&original),
-                        Err(exported) => to_js(&exported),
-                    }
-                })
-            }),
-        };
-        slots.into_iter().map(&mut value).collect()
-    }
-
     /// The live context as the caller's objects (summary and altered messages exported anew).
     pub fn rendered(&self, state: &mut State) -> Array {
-        match (self.format(state), state.core.as_ref()) {
-            (Some(format), Some(core)) => {
-                let slots = context::live_slots(core, format);
-                self.values(state, slots, format)
-            }
-            _ => Array::new(),
-        }
+        state.live(self.options.format, &MAKE).into_iter().collect()
     }
 
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
-    /// points become `cache_control` markers (`formats::session_context::cache_markers`).
+    /// points become `cache_control` markers (`formats::session_objects::render`).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
         let mut json = serde_json::Map::new();
         for key in RENDER_KEYS {
@@ -151,26 +100,11 @@ impl Inner {
         let render_options = throw(RenderOptions::read(&Value::Object(json)))?;
         // Taken under the borrow; the markers read the caller's objects (their getters may call
         // back into this session), so the borrow ends first.
-        let (messages, (result, points), format) = {
-            let mut state = self.state.borrow_mut();
-            let format = self.format(&state);
-            let rendered = self.rendered(&mut state);
-            (
-                rendered,
-                context::render_result(state.core.as_ref(), format),
-                format,
-            )
-        };
-        let count = messages.length() as usize;
-        let mut read = |i: usize| {
-            let message = messages.get(u32::try_from(i).ok()?);
-            to_json(&message, "messages", Plain::Input, "the message").ok()
-        };
-        let marked = context::cache_markers(format, &render_options, &points, count, &mut read);
-        for (i, value) in marked {
-            messages.set(u32::try_from(i).unwrap_or(u32::MAX), to_js(&value));
-        }
-        let result = to_js(&result);
+        let mut render = self.state.borrow_mut().render(self.options.format, &MAKE);
+        let read = |m: &JsValue| to_json(m, "messages", Plain::Input, "the message").ok();
+        render.mark(&render_options, read, &MAKE);
+        let result = to_js(&render.result);
+        let messages: Array = render.messages.into_iter().collect();
         set(&result, "messages", &messages);
         Ok(result)
     }
@@ -182,8 +116,7 @@ impl Inner {
         } else if value.is_object() {
             Array::of1(value)
         } else {
-            let why = "append takes a message or an array of messages";
-            return throw(Err(Error::invalid_input("messages", why)));
+            return throw(Err(results::not_messages()));
         };
         let json: Vec<Value> = list
             .iter()
@@ -191,9 +124,9 @@ impl Inner {
             .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
             .collect::<Result<_, _>>()?;
         let mut state = self.state.borrow_mut();
+        let given = self.options.format;
         // Made when there is none yet and the append makes one (it knows the format).
-        let makes = !json.is_empty() || self.options.format.is_some();
-        let fresh = match state.core.is_none() && makes {
+        let fresh = match state.makes_session(json.len(), given) {
             true => Some(Fresh {
                 config: self.config()?,
                 id: self.session_options.id.clone().unwrap_or_else(fresh_id),
@@ -203,18 +136,9 @@ impl Inner {
         };
         #[allow(clippy::cast_possible_truncation)]
         let now = js_sys::Date::now() as i64;
-        let given = self.options.format;
         let grow = super::heap::headroom;
-        let ids = throw(input::append(
-            &mut state.core,
-            fresh,
-            given,
-            &json,
-            now,
-            &grow,
-        ))?;
-        let len = state.core.as_ref().map_or(0, |c| c.log().len());
-        state.originals.appended(len, list.iter().collect());
+        let ids = state.append(&json, list.iter().collect(), fresh, given, now, &grow);
+        let ids = throw(ids)?;
         Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
 }
@@ -295,11 +219,7 @@ impl Session {
     /// The whole log as JSONL.
     #[wasm_bindgen(js_name = toJSONL)]
     pub fn to_jsonl(&self) -> String {
-        let state = self.inner.state.borrow();
-        state
-            .core
-            .as_ref()
-            .map_or_else(String::new, |c| json_text_out(c.to_jsonl()))
+        self.inner.state.borrow().to_jsonl()
     }
 
     /// A part of `toJSONL()`: `{ text, next }`, the header (when `from` is 0) and the lines of
@@ -312,25 +232,18 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_bytes: JsValue,
     ) -> Result<JsValue, JsValue> {
         let number = |v: &JsValue| (!v.is_undefined()).then(|| v.as_f64().unwrap_or(f64::NAN));
-        let (from, max_bytes) = throw(results::part_arguments(number(&from), number(&max_bytes)))?;
         let state = self.inner.state.borrow();
-        let core = state.core.as_ref();
-        let (text, next) = core
-            .map(|c| c.jsonl_part(from, max_bytes))
-            .unwrap_or_default();
-        let out = to_js(&results::part(next));
-        set(&out, "text", &JsValue::from_str(&json_text_out(text)));
+        let part = results::jsonl_part(state.core.as_ref(), number(&from), number(&max_bytes));
+        let (text, out) = throw(part)?;
+        let out = to_js(&out);
+        set(&out, "text", &JsValue::from_str(&text));
         Ok(out)
     }
 
     /// The JSONL lines written since the previous `flush` (the header the first time): append
     /// them to a file, which then never needs rewriting.
     pub fn flush(&self) -> String {
-        let mut state = self.inner.state.borrow_mut();
-        state
-            .core
-            .as_mut()
-            .map_or_else(String::new, |c| json_text_out(c.take_new_lines()))
+        self.inner.state.borrow_mut().flush()
     }
 
     /// A new session from entry `entryId` (a message, a compaction...): before a compaction it
@@ -340,22 +253,16 @@ impl Session {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string | null")] entry_id: JsValue,
     ) -> Result<Session, JsValue> {
-        let entry_id = match entry_id.is_null() {
-            true => None,
-            false => Some(text_arg(&entry_id, "entryId")?),
-        };
+        let entry_id = (!entry_id.is_null()).then(|| text_arg(&entry_id, "entryId"));
+        let entry_id = entry_id.transpose()?;
         let state = self.inner.state.borrow();
-        let core = state.core.as_ref();
-        let branched = throw(results::branch(core, entry_id.as_deref(), fresh_id()))?;
-        // The caller's objects of the entries the branch keeps: all but its branch entry.
-        let originals = state.originals.branched(branched.log().len());
+        let branched = state.branch(entry_id.as_deref(), fresh_id(), &self.inner.options);
         let inner = Inner {
             options: self.inner.options.clone(),
             session_options: self.inner.session_options.for_branch(),
             callbacks: self.inner.callbacks.clone(),
-            state: state_for(Some(branched), &self.inner.options),
+            state: RefCell::new(throw(branched)?),
         };
-        inner.state.borrow_mut().originals = originals;
         Ok(Session {
             inner: Rc::new(inner),
         })
@@ -387,8 +294,7 @@ impl Session {
     /// Grows with every change of the log.
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> f64 {
-        let state = self.inner.state.borrow();
-        state.core.as_ref().map_or(0.0, |c| c.version() as f64)
+        self.inner.state.borrow().version()
     }
 
     /// True while a compaction (foreground or background) is running.
@@ -417,11 +323,6 @@ impl Session {
     /// Not API.
     #[wasm_bindgen(js_name = __logSince, skip_typescript)]
     pub fn log_since(&self, byte_limit: u32) -> String {
-        let mut state = self.inner.state.borrow_mut();
-        let copy = state
-            .core
-            .as_mut()
-            .and_then(|c| c.log_since(byte_limit as usize));
-        copy.map_or_else(String::new, core_session::LogCopy::into_text)
+        self.inner.state.borrow_mut().log_since(byte_limit as usize)
     }
 }

@@ -1,7 +1,7 @@
 //! Compactions of a `Session`: the synchronous steps that `js/driver.mjs` strings together for
 //! `compact()` and `prepare()` (the `__` methods), and `plan()`, the preview. What `prepare()`
 //! does, the plan, the round, the commit and the results are the core's
-//! (`core::pipeline::on_pressure`, `core::session::planning`, `formats::session_input::commit`,
+//! (`core::pipeline::on_pressure`, `core::session::planning`, `formats::session_compaction`,
 //! `core::session::results`). A compaction is the core's step machine handed to JS as a
 //! [`Driven`] handle with the session as its [`Host`]; it works on a snapshot and commits with
 //! the core's rule, so the conversation may go on while the summary is written.
@@ -13,18 +13,16 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor::call_options;
-use super::convert::{get, set, to_js};
+use super::convert::{at, get, set, to_js};
 use super::driven::{Driven, Host, Owner, Requests};
-use super::error::{throw, to_js as error_to_js};
+use super::error::throw;
 use super::options::estimator_for;
-use super::session::{Inner, Session};
-use crate::core::error::Error;
+use super::session::{Inner, Session, MAKE};
 use crate::core::pipeline::NOTHING_TO_COMPACT;
-use crate::core::pipeline::{on_pressure, Compacted, Input, Job, Kind, Once};
-use crate::core::session::{notes, planning, results, Pressure, Snapshot};
+use crate::core::pipeline::{Compacted, Input, Job, Kind};
+use crate::core::session::{planning, results};
 use crate::core::summary::SummaryMode;
-use crate::formats::session_context::snapshot_slots;
-use crate::formats::{session_input, Format};
+use crate::formats::session_compaction::{self, Pending};
 
 /// A result with the session's rendered messages and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
@@ -47,22 +45,17 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         instructions: call.instructions.clone(),
         summarizer: inner.callbacks.summarize.is_some(),
     };
-    let job = throw(planning::job(
-        state.core.as_ref(),
-        &inner.options,
-        estimator,
-        asked,
-    ))?;
-    let (Some((snapshot, input)), Some(core)) = (job, state.core.as_ref()) else {
+    let started = session_compaction::start(state.core.as_ref(), &inner.options, estimator, asked);
+    let Some(started) = throw(started)? else {
         drop(state);
         let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
-    let format = inner.format(&state).unwrap_or(Format::AiSdk);
-    let slots = snapshot_slots(core, &snapshot, format);
-    let originals = inner.values(&mut state, slots, format);
+    let (input, pending) = (started.input, started.pending);
+    let values = state.values(started.slots, pending.format, &MAKE);
+    let originals: Array = values.into_iter().collect();
     drop(state);
-    let mut requests = Requests::new(originals.clone(), format);
+    let mut requests = Requests::new(originals.clone(), pending.format);
     // The conversation as the model last saw it, for a continuing request: the context as
     // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed).
     if inner.options.settings.summary_mode == SummaryMode::Continue {
@@ -71,102 +64,69 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
             .ok()
             .map(|r| get(&r, "messages").unchecked_into());
     }
-    let task = Task::Compaction {
-        snapshot: Box::new(snapshot),
-        originals,
-        format,
-        kind,
-    };
-    let host = Hosted {
+    let host = Compaction {
         inner: Rc::clone(inner),
-        task,
+        pending,
+        originals,
     };
     Ok(Driven::job(Job::new(input), Box::new(host), requests, call.signal).into())
 }
 
-/// The session as the host of what a [`Driven`] handle runs: its pipeline, and what an outcome
-/// changes in the log.
-struct Hosted {
+/// The session as the host of a driven compaction: its pipeline, and what the outcome changes
+/// in the log (`originals`: the caller's objects the compaction was planned over).
+struct Compaction {
     inner: Rc<Inner>,
-    task: Task,
+    pending: Pending,
+    originals: Array,
 }
 
-enum Task {
-    /// A memory block's request for its oldest `count` notes.
-    Notes(usize),
-    /// A compaction planned from `snapshot` (of the caller's objects `originals`).
-    Compaction {
-        snapshot: Box<Snapshot>,
-        originals: Array,
-        format: Format,
-        kind: Kind,
-    },
-}
-
-impl Host for Hosted {
+impl Host for Compaction {
     fn owner(&self) -> &dyn Owner {
         &*self.inner
     }
 
     fn unchanged(&self, tokens: usize, warning: &str) -> Result<JsValue, JsValue> {
-        if let Task::Notes(_) = self.task {
-            return Ok(JsValue::UNDEFINED);
-        }
         let result = results::unchanged(tokens, warning);
         Ok(with_messages(&self.inner, &result, &Array::new()))
     }
 
     fn failed(&self, error: &JsValue) {
-        if let Task::Compaction {
-            kind: Kind::Background,
-            ..
-        } = self.task
-        {
+        if self.pending.kind == Kind::Background {
             // Said once by the next `prepare()`, whatever the policy made of it.
             self.inner.state.borrow_mut().background_error = Some(error.clone());
         }
     }
 
-    fn answered(&self, summary: String) {
-        if let (Task::Notes(count), Some(core)) =
-            (&self.task, self.inner.state.borrow_mut().core.as_mut())
-        {
-            // Notes added meanwhile are newer: the oldest `count` are still the ones summarized.
-            core.compact_notes(summary, *count);
-        }
+    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
+        #[allow(clippy::cast_possible_truncation)]
+        let now = js_sys::Date::now() as i64;
+        let mut state = self.inner.state.borrow_mut();
+        let result = state.commit(&mut self.pending, input, &done, now);
+        drop(state);
+        let result = throw(result)?;
+        let removed: Array = done
+            .removed
+            .iter()
+            .map(|&i| at(&self.originals, i))
+            .collect();
+        Ok(with_messages(&self.inner, &result, &removed))
+    }
+}
+
+/// The session as the host of the memory block's request for its oldest `count` notes.
+struct Notes {
+    inner: Rc<Inner>,
+    count: usize,
+}
+
+impl Host for Notes {
+    fn owner(&self) -> &dyn Owner {
+        &*self.inner
     }
 
-    fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
-        let Task::Compaction {
-            snapshot,
-            originals,
-            format,
-            kind,
-        } = &mut self.task
-        else {
-            return Ok(JsValue::UNDEFINED);
-        };
-        // The messages the job took from the snapshot, back for the commit's checks.
-        snapshot.messages = std::mem::take(&mut input.messages);
-        let entry_id = {
-            let mut state = self.inner.state.borrow_mut();
-            let empty = || error_to_js(&Error::invalid_input("session", "empty"), None);
-            let core = state.core.as_mut().ok_or_else(empty)?;
-            let continues = kind.continues().then_some(*format);
-            #[allow(clippy::cast_possible_truncation)]
-            let now = js_sys::Date::now() as i64;
-            let id = session_input::commit(core, snapshot, &input.plan, &done, now, continues);
-            let (id, len) = (throw(id)?, core.log().len());
-            state.originals.grown(len);
-            id
-        };
-        let at = |&i: &usize| originals.get(u32::try_from(i).unwrap_or(u32::MAX));
-        let removed: Array = done.removed.iter().map(at).collect();
-        Ok(with_messages(
-            &self.inner,
-            &results::committed(&done, &entry_id),
-            &removed,
-        ))
+    fn answered(&self, summary: String) {
+        let mut state = self.inner.state.borrow_mut();
+        state.notes_answered(summary, self.count);
     }
 }
 
@@ -189,46 +149,32 @@ impl Session {
     pub fn check_call(&self, options: JsValue, method: &str) -> Result<JsValue, JsValue> {
         super::convert::check_keys(&options, results::call_keys(method))?;
         super::heap::headroom();
-        if method == "compact" {
-            return Ok(JsValue::UNDEFINED);
-        }
         let given = |key: &str| Some(get(&options, key)).filter(|v| !v.is_undefined());
         let now = given("now").map(|v| v.as_f64());
         let background = given("background").map(|v| v.as_bool());
-        let force = call_options(&options).force;
-        Ok(to_js(&throw(results::prepare_options(
-            now, background, force,
-        ))?))
+        let read = results::call_options(method, now, background, call_options(&options).force);
+        Ok(throw(read)?.map_or(JsValue::UNDEFINED, |v| to_js(&v)))
     }
 
     /// Seed 003's first render step: hides tool results older than the cache lifetime, at the
     /// call's `now` (the clock when not given).
     #[wasm_bindgen(js_name = __pruneTtl)]
     pub fn prune_ttl(&self, options: JsValue) {
-        let now = get(&options, "now")
-            .as_f64()
-            .unwrap_or_else(js_sys::Date::now);
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            #[allow(clippy::cast_possible_truncation)]
-            core.prune_expired(now as i64);
-        }
+        let now = get(&options, "now").as_f64();
+        let mut state = self.inner.state.borrow_mut();
+        state.prune_expired(now.unwrap_or_else(js_sys::Date::now));
     }
 
-    /// What `prepare()` does now ([`on_pressure`], [`results::prepare_action`]).
+    /// What `prepare()` does now (`HandleState::prepare_action`).
     #[wasm_bindgen(js_name = __onPressure)]
     pub fn pressure(&self, force: bool, background: bool) -> JsValue {
-        let state = self.inner.state.borrow();
-        let pressure = state.core.as_ref().map(|c| c.pressure().1);
-        to_js(&results::prepare_action(on_pressure(
-            pressure, force, background,
-        )))
+        to_js(&self.inner.state.borrow().prepare_action(force, background))
     }
 
     /// The context is past the trigger.
     #[wasm_bindgen(js_name = __pastTrigger)]
     pub fn past_trigger(&self) -> bool {
-        let state = self.inner.state.borrow();
-        state.core.as_ref().map(|c| c.pressure().1) == Some(Pressure::Hard)
+        self.inner.state.borrow().past_trigger()
     }
 
     /// Starts a compaction of `kind` ("manual", "automatic", "forced", "background"): its
@@ -244,19 +190,15 @@ impl Session {
     pub fn notes(&self, options: JsValue) -> JsValue {
         let inner = &self.inner;
         let mut state = inner.state.borrow_mut();
-        let Some(core) = state.core.as_mut() else {
-            return JsValue::UNDEFINED;
-        };
-        let max = inner.options.settings.plan.summary_tokens;
-        let by_model = !inner.options.extractive && inner.callbacks.summarize.is_some();
-        let Some((prompt, count)) = core.notes_request(max, by_model) else {
-            return JsValue::UNDEFINED;
-        };
+        let summarizer = inner.callbacks.summarize.is_some();
+        let due = state.notes_request(&inner.options, summarizer);
         drop(state);
-        let once = Once::new(&inner.options, notes::NOTES_SYSTEM, &prompt, max);
-        let host = Hosted {
+        let Some((once, count)) = due else {
+            return JsValue::UNDEFINED;
+        };
+        let host = Notes {
             inner: Rc::clone(inner),
-            task: Task::Notes(count),
+            count,
         };
         Driven::once(once, Box::new(host), call_options(&options).signal).into()
     }

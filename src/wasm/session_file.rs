@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::get;
 use super::error::throw;
-use crate::formats::session_file::{import_text, AgentReader, Field, ReadOptions};
+use crate::formats::session_file::{AgentReader, Field, ReadOptions};
 use crate::formats::ImportedSession;
 
 /// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
@@ -29,12 +29,7 @@ pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadAr
     let mut fields = Vec::new();
     for key in keys {
         let field = js_sys::Reflect::get(value, &key)?;
-        let seen = match field.as_bool() {
-            _ if field.is_undefined() => Field::Absent,
-            Some(b) => Field::Bool(b),
-            None if field.is_function() => Field::Function,
-            None => Field::Other,
-        };
+        let seen = Field::of(field.is_undefined(), field.as_bool(), field.is_function());
         fields.push((key.as_string().unwrap_or_default(), seen));
     }
     let given = (object || value.is_undefined() || value.is_null()).then_some(&fields[..]);
@@ -46,18 +41,9 @@ pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadAr
     })
 }
 
-/// Imports `text` as the agent `kind` names (`path` names the argument in errors).
-pub fn import(
-    text: &str,
-    kind: &str,
-    path: &str,
-    options: ReadOptions,
-) -> Result<ImportedSession, JsValue> {
-    throw(import_text(text, kind, path, options))
-}
-
-/// [`import`] of `text` given as a string or an iterable of strings ([`super::pieces`]), read
-/// a piece at a time ([`AgentReader`]): no whole text is held.
+/// Imports `text` as the agent `kind` names (`path` names the argument in errors), given as a
+/// string or an iterable of strings ([`super::pieces`]), read a piece at a time
+/// ([`AgentReader`]): no whole text is held.
 pub fn import_pieces(
     text: &JsValue,
     kind: &str,

@@ -1,8 +1,8 @@
 //! The steps a store-backed `Session` (js/stored-session.mjs) runs: what the store does not hold
 //! yet, marking it stored, and merging lines other writers stored. The rules and results are the
-//! core's (`core::session::shared`, `core::session::results`, `formats::session_input::merge`);
-//! this file converts values and keeps the caller's objects with their entries in the merged
-//! log. Not API: the names start with `__`.
+//! core's (`core::session::shared`, `core::session::results`, `formats::session_handle`, which
+//! keeps the caller's objects with their entries in the merged log); this file converts values.
+//! Not API: the names start with `__`.
 
 use wasm_bindgen::prelude::*;
 
@@ -16,11 +16,7 @@ impl Session {
     /// Tags the ids of new entries, so that writers sharing the log never make the same id.
     #[wasm_bindgen(js_name = __storeAttach, skip_typescript)]
     pub fn store_attach(&self, tag: String) {
-        let mut state = self.inner.state.borrow_mut();
-        state.id_tag = Some(tag.clone());
-        if let Some(core) = state.core.as_mut() {
-            core.set_id_tag(Some(tag));
-        }
+        self.inner.state.borrow_mut().attach(tag);
     }
 
     /// `{ header?, lines: [{ id, line }], live?, liveEpoch? }`: what the store does not hold yet.
@@ -33,19 +29,16 @@ impl Session {
     /// live set of change `live_epoch`, when given).
     #[wasm_bindgen(js_name = __storeMarked, skip_typescript)]
     pub fn store_marked(&self, count: u32, live_epoch: Option<f64>) {
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            core.mark_stored(count as usize, live_epoch.map(|e| e as u64));
-        }
+        let mut state = self.inner.state.borrow_mut();
+        state.mark_stored(count as usize, live_epoch);
     }
 
     /// After an instance reset (js/guard.mjs): the session read back from the old one's log
     /// again has `entries` pending lines, and a pending header and live set when asked.
     #[wasm_bindgen(js_name = __storeRestore, skip_typescript)]
     pub fn store_restore(&self, entries: u32, header: bool, live: bool) {
-        if let Some(core) = self.inner.state.borrow_mut().core.as_mut() {
-            core.restore_pending(entries as usize, header, live);
-        }
+        let mut state = self.inner.state.borrow_mut();
+        state.restore_pending(entries as usize, header, live);
     }
 
     /// Merges the lines other writers stored after this session's (`header` is the store's):
@@ -54,21 +47,8 @@ impl Session {
     pub fn store_merge(&self, header: String, lines: Vec<String>) -> Result<JsValue, JsValue> {
         let inner = &self.inner;
         let mut state = inner.state.borrow_mut();
-        let state = &mut *state;
-        let tag = state.id_tag.clone();
-        let config = match state.core {
-            None => Some(inner.config()?),
-            Some(_) => None,
-        };
-        let (result, moved) = throw(crate::formats::session_input::merge(
-            &mut state.core,
-            header,
-            lines,
-            config,
-            tag,
-        ))?;
-        // The caller's object of each entry of the merged log: the one it had before, if any.
-        state.originals.remap(&moved);
-        Ok(to_js(&result))
+        // A session made by the merge (none yet) needs its configuration.
+        let config = state.core.is_none().then(|| inner.config()).transpose()?;
+        Ok(to_js(&throw(state.merge(header, lines, config))?))
     }
 }

@@ -191,6 +191,20 @@ pub fn prepare_options(
     Ok(json!({"force": force, "background": background}))
 }
 
+/// The options of a call of `method`, read ([`prepare_options`]) for `prepare()`; `None` for
+/// `compact()`, whose options are read as the compaction starts.
+pub fn call_options(
+    method: &str,
+    now: Option<Option<f64>>,
+    background: Option<Option<bool>>,
+    force: bool,
+) -> Result<Option<Value>> {
+    match method {
+        "compact" => Ok(None),
+        _ => prepare_options(now, background, force).map(Some),
+    }
+}
+
 /// The keys the options of `method` take: `"compact"`'s ([`COMPACT_KEYS`]) or `prepare()`'s.
 pub fn call_keys(method: &str) -> &'static [&'static str] {
     match method {
@@ -211,6 +225,44 @@ pub fn part_arguments(from: Option<f64>, max_bytes: Option<f64>) -> Result<(usiz
 /// log is written).
 pub fn part(next: Option<usize>) -> Value {
     json!({"text": "", "next": next})
+}
+
+/// `toJSONLPart(from, maxBytes)` of `session` (`None`: empty, an empty part), the arguments
+/// read by [`part_arguments`]: the part's text (lone surrogates written as the `\udXXX`
+/// escapes `JSON.stringify` writes) and the result without it ([`part`]).
+pub fn jsonl_part(
+    session: Option<&Session>,
+    from: Option<f64>,
+    max_bytes: Option<f64>,
+) -> Result<(String, Value)> {
+    let (from, max_bytes) = part_arguments(from, max_bytes)?;
+    let (text, next) = session
+        .map(|s| s.jsonl_part(from, max_bytes))
+        .unwrap_or_default();
+    Ok((
+        crate::core::surrogates::marks_to_escapes_owned(text),
+        part(next),
+    ))
+}
+
+/// `append`'s argument is neither a message nor an array of messages: `INVALID_INPUT`.
+pub fn not_messages() -> Error {
+    let why = "append takes a message or an array of messages";
+    Error::invalid_input("messages", why)
+}
+
+/// The text argument of `fromJSONL` or `fromSessionFile` at `path` is neither a string nor an
+/// iterable (`js_type`: what it is): `INVALID_INPUT`.
+pub fn not_text(path: &str, js_type: &str) -> Error {
+    let why = format!("expected a string or an iterable of strings, got {js_type}");
+    Error::invalid_input(path, why)
+}
+
+/// Piece `i` of the iterable text argument at `path` is not a string: `INVALID_INPUT` at
+/// `path[i]`.
+pub fn not_a_piece(path: &str, i: usize, js_type: &str) -> Error {
+    let why = format!("each piece must be a string, got {js_type}");
+    Error::invalid_input(format!("{path}[{i}]"), why)
 }
 
 /// A kind of compaction as `js/driver.mjs` names it ("manual" for any other name).
@@ -383,6 +435,13 @@ mod tests {
         }
         let e = prepare_options(None, Some(None), false).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("background"));
+        assert_eq!(
+            call_options("compact", Some(None), None, false).unwrap(),
+            None
+        );
+        let read = call_options("prepare", None, None, true).unwrap();
+        assert_eq!(read, Some(json!({"force": true, "background": true})));
+        assert!(call_options("prepare", Some(None), None, false).is_err());
         assert_eq!(call_keys("compact"), COMPACT_KEYS);
         assert_eq!(call_keys("prepare"), PREPARE_KEYS);
     }
@@ -395,6 +454,40 @@ mod tests {
         assert_eq!(e.path.as_deref(), Some("maxBytes"));
         assert_eq!(part(Some(3)), json!({"text": "", "next": 3}));
         assert_eq!(part(None)["next"], Value::Null);
+        let (text, result) = jsonl_part(None, None, None).unwrap();
+        assert_eq!((text.as_str(), result), ("", part(None)));
+        let s = session();
+        let (text, result) = jsonl_part(Some(&s), Some(0.0), None).unwrap();
+        assert_eq!(text.lines().count(), 3, "the header and two entries");
+        assert_eq!(result["next"], Value::Null);
+        let e = jsonl_part(Some(&s), Some(0.5), None).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("from"));
+    }
+
+    #[test]
+    fn a_text_argument_that_is_not_text_names_the_piece() {
+        let e = not_messages();
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidInput, Some("messages"))
+        );
+        let e = not_text("text", "number");
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidInput, Some("text"))
+        );
+        assert!(
+            e.message.contains("iterable of strings, got number"),
+            "{}",
+            e.message
+        );
+        let e = not_a_piece("text", 2, "object");
+        assert_eq!(e.path.as_deref(), Some("text[2]"));
+        assert!(
+            e.message.contains("must be a string, got object"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
