@@ -2,6 +2,7 @@
 //! [`Settings`] and the few knobs that only the binding uses. A preset (if any) is applied first;
 //! every explicit option then overrides it. Every error is `INVALID_OPTIONS` with the key's path.
 
+pub mod callbacks;
 pub mod cost;
 pub mod reader;
 pub mod trim;
