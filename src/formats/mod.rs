@@ -11,6 +11,7 @@ pub mod claude_code;
 pub mod continuation;
 pub mod convert;
 pub mod detect;
+pub mod import_result;
 pub mod json_path;
 pub mod langchain;
 pub mod media;

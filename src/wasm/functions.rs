@@ -15,7 +15,7 @@ use crate::core::report;
 use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
 use crate::core::validate::validate;
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
-use crate::formats::session::ContextBeside;
+use crate::formats::import_result::import_result;
 use crate::formats::{Codec, Format};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -137,22 +137,15 @@ pub fn import_session(
     let kind = super::convert::text_arg(&kind, "kind")?;
     let read = super::session_file::read_args(&options, "options", &["strict"])?;
     let session = super::session_file::import(&text, &kind, "kind", read.options)?;
-    let format = session.format;
-    let history_values = format.export(&session.messages);
-    let history = js_sys::Array::from(&to_js(&history_values));
+    let result = import_result(&session);
+    let history = js_sys::Array::from(&to_js(&result.history));
     // The live context shares the history's objects where it can: they are converted once.
-    let messages = match session.context_beside_history(history_values.len()) {
-        ContextBeside::Shared { head, start } => {
-            let head = js_sys::Array::from(&to_js(&format.export(&head)));
-            let from = u32::try_from(start).unwrap_or(u32::MAX);
-            head.concat(&history.slice(from, history.length()))
-        }
-        ContextBeside::Own(context) => js_sys::Array::from(&to_js(&format.export(&context))),
-    };
-    let out = to_js(
-        &json!({"format": format.as_str(), "messages": null, "history": null,
-        "compactions": session.compactions_json(), "warnings": session.warnings}),
-    );
+    let mut messages = js_sys::Array::from(&to_js(&result.head));
+    if let Some(start) = result.shared_from {
+        let from = u32::try_from(start).unwrap_or(u32::MAX);
+        messages = messages.concat(&history.slice(from, history.length()));
+    }
+    let out = to_js(&result.fields);
     set(&out, "messages", &messages);
     set(&out, "history", &history);
     Ok(out)
