@@ -7,11 +7,11 @@
 pub mod ai_sdk;
 pub mod anthropic;
 pub mod cache_control;
+pub mod call_results;
 pub mod claude_code;
 pub mod continuation;
 pub mod convert;
 pub mod detect;
-pub mod import_result;
 pub mod json_path;
 pub mod langchain;
 pub mod media;

@@ -10,13 +10,12 @@ use crate::core::estimate::{Counter, Estimator};
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
 use crate::core::options::Tokenizer;
-use crate::core::repair::repair;
 use crate::core::report;
 use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
 use crate::core::validate::validate;
+use crate::formats::call_results::{import_result, repair_result};
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
-use crate::formats::import_result::import_result;
-use crate::formats::{Codec, Format};
+use crate::formats::Format;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -112,13 +111,12 @@ pub fn repair_messages(
     format: Option<FormatArg>,
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
-    let repaired = repair(incoming.messages);
+    let repaired = repair_result(incoming.format, incoming.messages);
     let binaries = incoming.binaries.as_ref();
-    let exported = incoming.format.export(&repaired.messages);
-    let out: js_sys::Array = (exported.iter())
+    let out: js_sys::Array = (repaired.messages.iter())
         .map(|value| super::plain::with_binaries(value, binaries, &JsValue::UNDEFINED))
         .collect();
-    let result = to_js(&json!({ "actions": report::repair_actions(&repaired.actions) }));
+    let result = to_js(&repaired.fields);
     set(&result, "messages", &out);
     Ok(result)
 }

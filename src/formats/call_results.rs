@@ -1,12 +1,16 @@
-//! `importSession`'s result as plain data: its fields as the declarations in `js/types/` name them,
-//! and its two message arrays exported in the file's message format, the live context sharing the
-//! history's values where it can ([`ImportedSession::context_beside_history`]), so that the
-//! binding converts each value once and only builds the two JS arrays.
+//! The results, as plain data, of the free functions that return messages exported in a message
+//! format: `importSession` (its two message arrays, the live context sharing the history's values
+//! where it can, [`ImportedSession::context_beside_history`], so that the binding converts each
+//! value once) and `repairMessages`. The fields are named as the declarations in `js/types/` name
+//! them; the binding only builds the JS arrays and puts them in.
 
 use serde_json::{json, Value};
 
 use super::session::{ContextBeside, ImportedSession};
-use super::Codec;
+use super::{Codec, Format};
+use crate::core::message::Message;
+use crate::core::repair::repair;
+use crate::core::report::repair_actions;
 
 /// `importSession`'s result, its message arrays apart.
 #[derive(Debug, PartialEq)]
@@ -38,6 +42,24 @@ pub fn import_result(session: &ImportedSession) -> ImportResult {
         history,
         head,
         shared_from,
+    }
+}
+
+/// `repairMessages`' result, its messages apart.
+#[derive(Debug, PartialEq)]
+pub struct RepairResult {
+    /// `{ actions }` (the binding puts `messages` in).
+    pub fields: Value,
+    /// The repaired messages, exported in `format`.
+    pub messages: Vec<Value>,
+}
+
+/// `repairMessages`: `messages` (in `format`) repaired ([`repair`]), with the actions taken.
+pub fn repair_result(format: Format, messages: Vec<Message>) -> RepairResult {
+    let repaired = repair(messages);
+    RepairResult {
+        fields: json!({ "actions": repair_actions(&repaired.actions) }),
+        messages: format.export(&repaired.messages),
     }
 }
 
@@ -77,5 +99,19 @@ mod tests {
             Some(1),
             "the kept message and what follows"
         );
+    }
+
+    #[test]
+    fn a_repair_gives_the_messages_in_their_format_and_the_actions() {
+        let messages = json!([
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "tool_call_id": "orphan", "content": "x"},
+        ]);
+        let imported = Format::OpenAi.import(&messages).unwrap();
+        let result = repair_result(Format::OpenAi, imported.clone());
+        assert_eq!(result.messages, [json!({"role": "user", "content": "hi"})]);
+        let actions = repair_actions(&repair(imported).actions);
+        assert_eq!(result.fields, json!({ "actions": actions }));
+        assert_eq!(actions[0]["action"], "removed-result");
     }
 }
