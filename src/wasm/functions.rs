@@ -9,9 +9,8 @@ use super::plain::Kind;
 use crate::core::estimate::{Counter, Estimator};
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
-use crate::core::options::Tokenizer;
 use crate::core::report;
-use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
+use crate::core::trim::{self, trim_estimated, trim_history};
 use crate::core::validate::validate;
 use crate::formats::call_results::{import_result, repair_result};
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
@@ -49,32 +48,18 @@ pub fn trim_messages(
 ) -> Result<JsValue, JsValue> {
     refuse_langchain_only(&options)?;
     let json = super::plain::to_json(&options, "options", Kind::Options, "options")?;
-    let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
+    let (options, tokenizer, format) = throw(parse_trim(&json))?;
     let Some(on_demand) = OnDemandMessages::new(&messages, format)? else {
-        return trim_whole(&messages, &trim_options, tokenizer, format);
+        // An array that is not plain data: converted whole, then trimmed.
+        let incoming = incoming(&messages, format)?;
+        let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
+        let trimmed = throw(trim_estimated(&incoming.messages, &estimator, &options))?;
+        return Ok(outgoing(&incoming, &trimmed.rendered(&incoming.messages)).into());
     };
     let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
     let cost = |p: &Part| estimator.part_tokens(p);
-    let kept = throw(trim_history(
-        &on_demand.source(&estimator),
-        &cost,
-        &trim_options,
-    ))?;
+    let kept = throw(trim_history(&on_demand.source(&estimator), &cost, &options))?;
     Ok(on_demand.output(&kept).into())
-}
-
-/// `trimMessages` on an array converted whole (one that is not plain data).
-fn trim_whole(
-    messages: &JsValue,
-    trim_options: &TrimOptions,
-    tokenizer: Tokenizer,
-    format: Option<Format>,
-) -> Result<JsValue, JsValue> {
-    let incoming = incoming(messages, format)?;
-    let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
-    let trimmed = throw(trim_estimated(&incoming.messages, &estimator, trim_options))?;
-    let rendered = trimmed.rendered(&incoming.messages);
-    Ok(outgoing(&incoming, &rendered).into())
 }
 
 /// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`
