@@ -1,5 +1,6 @@
-//! Free functions over message arrays: `validateMessages`, `repairMessages`, `trimMessages`,
-//! `importSession`.
+//! Free functions over message arrays: `validateMessages`, `factRetention`, `repairMessages`,
+//! `trimMessages`, `importSession` and `convertMessages`; their results are built as plain data by
+//! the core and the formats (`core::report`, `formats::call_results`).
 
 use super::convert::{get, incoming, outgoing, set, to_js};
 use super::error::throw;

@@ -10,7 +10,7 @@ use super::error::throw;
 use super::plain::{json_of, Kind};
 use crate::core::error::Result as CoreResult;
 use crate::core::estimate::Estimator;
-use crate::core::options::callbacks::{self, OptionValue};
+use crate::core::options::callbacks::{self, Field, OptionValue};
 use crate::core::options::{Options, Tokenizer};
 use crate::core::tokens::Encoding;
 use std::rc::Rc;
@@ -33,14 +33,13 @@ pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
 
 /// A field of the options object, read by the core's split.
 impl OptionValue<Function> for JsValue {
-    fn is_absent(&self) -> bool {
-        self.is_undefined()
-    }
-    fn is_text(&self) -> bool {
-        self.is_string()
-    }
-    fn function(&self) -> Option<Function> {
-        self.dyn_ref::<Function>().cloned()
+    fn field(&self) -> Field<Function> {
+        match self.dyn_ref::<Function>() {
+            Some(f) => Field::Function(f.clone()),
+            None if self.is_undefined() => Field::Absent,
+            None if self.is_string() => Field::Text,
+            None => Field::Other,
+        }
     }
     fn to_json(&self, key: &str) -> CoreResult<Value> {
         json_of(self, key, Kind::Options, key)

@@ -43,15 +43,23 @@ impl<F> Callbacks<F> {
     }
 }
 
+/// What [`split_options`] needs to know of a field's value before it converts it.
+pub enum Field<F> {
+    /// Absent (`undefined` in JS).
+    Absent,
+    /// A host function.
+    Function(F),
+    /// A string (`summarize: "extractive"` stays in the JSON).
+    Text,
+    /// Anything else.
+    Other,
+}
+
 /// One field's value of the host's options object, as [`split_options`] reads it.
 pub trait OptionValue<F> {
-    /// The field is absent (`undefined` in JS).
-    fn is_absent(&self) -> bool;
-    /// The field is a string (`summarize: "extractive"` stays in the JSON).
-    fn is_text(&self) -> bool;
-    /// The field as a host function, `None` for anything else.
-    fn function(&self) -> Option<F>;
-    /// The field as JSON (the host's checked conversion); `key` names it in errors.
+    /// What the value is.
+    fn field(&self) -> Field<F>;
+    /// The value as JSON (the host's checked conversion); `key` names it in errors.
     fn to_json(&self, key: &str) -> Result<Value>;
 }
 
@@ -71,11 +79,12 @@ pub fn split_options<F, V: OptionValue<F>>(
     let mut json = Map::new();
     let mut callbacks = Callbacks::default();
     for (name, value) in fields {
-        if value.is_absent() {
+        let field = value.field();
+        if matches!(field, Field::Absent) {
             continue;
         }
-        if let Some(k) = callback_slot(&name, value.is_text()) {
-            let Some(f) = value.function() else {
+        if let Some(k) = callback_slot(&name, matches!(field, Field::Text)) {
+            let Field::Function(f) = field else {
                 return Err(not_a_function(&name));
             };
             if let Some(slot) = callbacks.slots().into_iter().nth(k) {
@@ -105,16 +114,12 @@ mod tests {
     }
 
     impl OptionValue<&'static str> for Host {
-        fn is_absent(&self) -> bool {
-            matches!(self, Host::Undefined)
-        }
-        fn is_text(&self) -> bool {
-            matches!(self, Host::Json(Value::String(_)))
-        }
-        fn function(&self) -> Option<&'static str> {
+        fn field(&self) -> Field<&'static str> {
             match self {
-                Host::Function(name) => Some(name),
-                _ => None,
+                Host::Function(name) => Field::Function(name),
+                Host::Undefined => Field::Absent,
+                Host::Json(Value::String(_)) => Field::Text,
+                Host::Json(_) => Field::Other,
             }
         }
         fn to_json(&self, key: &str) -> Result<Value> {
