@@ -34,9 +34,8 @@ fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
 
 /// LangChain's `trimMessages` options that have no meaning here, refused by name.
 pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
-    throw(trim::refuse_langchain_only(&|key| {
-        !get(options, key).is_undefined()
-    }))
+    let given = |key: &str| !get(options, key).is_undefined();
+    throw(trim::refuse_langchain_only(&given))
 }
 
 /// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.

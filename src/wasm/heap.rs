@@ -14,8 +14,7 @@ pub fn grow_ahead() {
     growth::grow_ahead(pages);
 }
 
-/// Before a call that may allocate much: half the memory's size free in one block
-/// ([`growth::headroom`]).
+/// Before a call that may allocate much: half the memory's size free ([`growth::headroom`]).
 pub fn headroom() {
     growth::headroom(pages);
 }

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::throw;
 use super::plain::{json_of, Kind};
-use crate::core::error::Result as CoreResult;
+use super::tokens::encoding;
 use crate::core::estimate::Estimator;
 use crate::core::options::callbacks::{self, Field, OptionValue};
 use crate::core::options::{Options, Tokenizer};
@@ -25,10 +25,7 @@ pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
 
 /// The loaded encoding of an exact tokenizer, `None` for the heuristic.
 pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
-    match tokenizer {
-        Tokenizer::Exact(name) => super::tokens::encoding(name).map(Some),
-        Tokenizer::Heuristic => Ok(None),
-    }
+    tokenizer.encoding().map(encoding).transpose()
 }
 
 /// A field of the options object, read by the core's split.
@@ -41,7 +38,7 @@ impl OptionValue<Function> for JsValue {
             None => Field::Other,
         }
     }
-    fn to_json(&self, key: &str) -> CoreResult<Value> {
+    fn to_json(&self, key: &str) -> crate::core::error::Result<Value> {
         json_of(self, key, Kind::Options, key)
     }
 }
@@ -53,10 +50,7 @@ pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
         let keys = Object::keys(options.unchecked_ref::<Object>()).into_iter();
         keys.filter_map(|key| {
             let name = key.as_string()?;
-            Some((
-                name,
-                Reflect::get(options, &key).unwrap_or(JsValue::UNDEFINED),
-            ))
+            Some((name, Reflect::get(options, &key).unwrap_or_default()))
         })
     });
     throw(callbacks::split_options(fields))

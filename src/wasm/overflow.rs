@@ -12,23 +12,19 @@ use crate::core::overflow::{overflow_of, Thrown, ThrownValue};
 impl ThrownValue for JsValue {
     fn read(&self, items: usize) -> Thrown<JsValue> {
         if let Some(s) = self.as_string() {
-            return Thrown::Text(s);
+            Thrown::Text(s)
+        } else if let Some(n) = self.as_f64() {
+            Thrown::Number(n)
+        } else if let Some(b) = self.as_bool() {
+            Thrown::Bool(b)
+        } else if Array::is_array(self) {
+            Thrown::Array(Array::from(self).iter().take(items).collect())
+        } else if self.is_object() {
+            let keys = Object::keys(self.unchecked_ref::<Object>()).into_iter();
+            Thrown::Object(keys.filter_map(|k| k.as_string()).take(items).collect())
+        } else {
+            Thrown::Other
         }
-        if let Some(n) = self.as_f64() {
-            return Thrown::Number(n);
-        }
-        if let Some(b) = self.as_bool() {
-            return Thrown::Bool(b);
-        }
-        if Array::is_array(self) {
-            return Thrown::Array(Array::from(self).iter().take(items).collect());
-        }
-        if !self.is_object() {
-            return Thrown::Other;
-        }
-        let object: &Object = self.unchecked_ref();
-        let keys = Object::keys(object).into_iter();
-        Thrown::Object(keys.filter_map(|k| k.as_string()).take(items).collect())
     }
 
     fn field(&self, key: &str) -> Option<JsValue> {

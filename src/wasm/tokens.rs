@@ -33,11 +33,8 @@ pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
     let bytes = loader
         .call1(&JsValue::UNDEFINED, &JsValue::from_str(name.as_str()))
         .map_err(|cause| unavailable(Some(&cause)))?;
-    if !bytes.is_instance_of::<Uint8Array>() {
-        return Err(unavailable(None));
-    }
-    let bytes = Uint8Array::from(bytes).to_vec();
-    throw(loaded::load(name, &bytes))
+    let table: Uint8Array = bytes.dyn_into().map_err(|_| unavailable(None))?;
+    throw(loaded::load(name, &table.to_vec()))
 }
 
 fn parse_encoding(name: &JsValue, path: &str) -> Result<EncodingName, JsValue> {
@@ -52,10 +49,8 @@ pub fn estimate_tokens(
     tokenizer: Option<TokenizerArg>,
 ) -> Result<usize, JsValue> {
     let text = super::convert::text_arg(&text, "text")?;
-    let tokenizer = tokenizer.map(|t| t.as_string());
-    let tokenizer = throw(Tokenizer::parse_arg(
-        tokenizer.as_ref().map(Option::as_deref),
-    ))?;
+    let name = tokenizer.map(|t| t.as_string());
+    let tokenizer = throw(Tokenizer::parse_arg(name.as_ref().map(Option::as_deref)))?;
     Ok(Counter::of(super::options::exact(tokenizer)?).count(&text))
 }
 
@@ -74,14 +69,12 @@ pub fn count_tokens(
 /// right now.
 #[wasm_bindgen(js_name = isEncodingLoaded)]
 pub fn is_encoding_loaded(encoding: &EncodingArg) -> Result<bool, JsValue> {
-    let name = parse_encoding(encoding, "encoding")?;
-    Ok(loaded::get(name).is_some())
+    Ok(loaded::get(parse_encoding(encoding, "encoding")?).is_some())
 }
 
 /// Parses and installs a `.tiktoken` rank table. Internal: `loadEncoding` normalizes its source and
 /// calls this.
 #[wasm_bindgen(js_name = "__installEncoding", skip_typescript)]
 pub fn install_encoding(name: &JsValue, table: &[u8]) -> Result<(), JsValue> {
-    let name = parse_encoding(name, "name")?;
-    throw(loaded::load(name, table).map(|_| ()))
+    throw(loaded::load(parse_encoding(name, "name")?, table).map(|_| ()))
 }

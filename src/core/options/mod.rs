@@ -44,6 +44,14 @@ impl Tokenizer {
             Some(name) => EncodingName::parse_arg(name, "tokenizer").map(Tokenizer::Exact),
         }
     }
+
+    /// The encoding an exact tokenizer counts with, `None` for the heuristic.
+    pub fn encoding(self) -> Option<EncodingName> {
+        match self {
+            Tokenizer::Exact(name) => Some(name),
+            Tokenizer::Heuristic => None,
+        }
+    }
 }
 
 /// Everything the options say.
