@@ -336,3 +336,10 @@ fn the_tokenizer_argument_is_heuristic_or_an_encoding() {
         assert_eq!(e.path.as_deref(), Some("tokenizer"));
     }
 }
+
+#[test]
+fn an_exact_tokenizer_names_its_encoding() {
+    let exact = Tokenizer::Exact(EncodingName::O200kBase);
+    assert_eq!(exact.encoding(), Some(EncodingName::O200kBase));
+    assert_eq!(Tokenizer::Heuristic.encoding(), None);
+}

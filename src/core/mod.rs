@@ -8,6 +8,7 @@ pub mod driver;
 pub mod error;
 pub mod estimate;
 pub mod format;
+pub mod heap_growth;
 pub mod jsonl;
 pub mod message;
 pub mod models;

@@ -91,6 +91,12 @@ pub fn describe<V: ThrownValue>(value: &V) -> Value {
     describe_within(value, 0, &mut 0)
 }
 
+/// [`classify`] of a thrown value as [`describe`] reads it: what `isContextOverflowError` and
+/// `describeContextOverflow` answer for it.
+pub fn overflow_of<V: ThrownValue>(thrown: &V) -> Option<Overflow> {
+    classify(&describe(thrown))
+}
+
 fn describe_within<V: ThrownValue>(value: &V, depth: usize, nodes: &mut usize) -> Value {
     *nodes += 1;
     if depth > READ.depth || *nodes > READ.nodes {
@@ -372,6 +378,19 @@ mod tests {
         fn field(&self, key: &str) -> Option<Value> {
             self.get(key).filter(|v| !v.is_null()).cloned()
         }
+    }
+
+    #[test]
+    fn a_thrown_value_is_classified_as_it_reads() {
+        let long = format!(
+            "maximum context length is 8192 tokens{}",
+            " ".repeat(READ.text)
+        );
+        let thrown = json!({"error": {"message": long}, "status": 400});
+        assert_eq!(overflow_of(&thrown), classify(&describe(&thrown)));
+        assert_eq!(overflow_of(&thrown).and_then(|o| o.limit), Some(8192));
+        assert!(overflow_of(&json!({"status": 429, "message": long})).is_none());
+        assert!(overflow_of(&json!("a string")).is_none());
     }
 
     #[test]

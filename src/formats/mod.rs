@@ -7,6 +7,7 @@
 pub mod ai_sdk;
 pub mod anthropic;
 pub mod cache_control;
+pub mod call_results;
 pub mod claude_code;
 pub mod continuation;
 pub mod convert;

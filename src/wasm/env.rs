@@ -35,6 +35,5 @@ pub fn encoding_loader() -> Option<Function> {
 /// check that a trap resets the instance; the entry points do not export it to users.
 #[wasm_bindgen(js_name = "__trap", skip_typescript)]
 pub fn trap() {
-    #[cfg(target_arch = "wasm32")]
     core::arch::wasm32::unreachable();
 }

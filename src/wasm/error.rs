@@ -9,10 +9,7 @@ use wasm_bindgen::prelude::*;
 pub fn to_js(error: &Error, cause: Option<&JsValue>) -> JsValue {
     let message = JsValue::from_str(&error.message);
     let code = JsValue::from_str(error.code.as_str());
-    let path = error
-        .path
-        .as_deref()
-        .map_or(JsValue::UNDEFINED, JsValue::from_str);
+    let path = JsValue::from(error.path.as_deref());
     let cause = cause.cloned().unwrap_or(JsValue::UNDEFINED);
     if let Some(class) = super::env::error_class() {
         let args = Array::of4(&message, &code, &path, &cause);
@@ -27,11 +24,9 @@ pub fn to_js(error: &Error, cause: Option<&JsValue>) -> JsValue {
         ("path", path),
         ("cause", cause),
     ];
-    for (key, value) in fields {
-        if !value.is_undefined() {
-            // Setting a property on a fresh Error cannot fail.
-            let _ = Reflect::set(&plain, &JsValue::from_str(key), &value);
-        }
+    // Setting a property on a fresh Error cannot fail.
+    for (key, value) in fields.iter().filter(|(_, v)| !v.is_undefined()) {
+        let _ = Reflect::set(&plain, &JsValue::from_str(key), value);
     }
     plain.into()
 }

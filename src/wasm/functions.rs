@@ -1,5 +1,6 @@
-//! Free functions over message arrays: `validateMessages`, `repairMessages`, `trimMessages`,
-//! `importSession`.
+//! Free functions over message arrays: `validateMessages`, `factRetention`, `repairMessages`,
+//! `trimMessages`, `importSession` and `convertMessages`; their results are built as plain data by
+//! the core and the formats (`core::report`, `formats::call_results`).
 
 use super::convert::{get, incoming, outgoing, set, to_js};
 use super::error::throw;
@@ -9,15 +10,13 @@ use super::plain::Kind;
 use crate::core::estimate::{Counter, Estimator};
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;
-use crate::core::options::Tokenizer;
-use crate::core::repair::repair;
 use crate::core::report;
-use crate::core::trim::{self, trim_estimated, trim_history, TrimOptions};
+use crate::core::trim::{self, trim_estimated, trim_history};
 use crate::core::validate::validate;
+use crate::formats::call_results::{import_result, repair_result};
 use crate::formats::convert::{convert_with, parse_formats, ConvertOptions};
-use crate::formats::session::ContextBeside;
 use crate::formats::session_file::import_text;
-use crate::formats::{Codec, Format};
+use crate::formats::Format;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -36,9 +35,8 @@ fn format_arg(format: Option<FormatArg>) -> Result<Option<Format>, JsValue> {
 
 /// LangChain's `trimMessages` options that have no meaning here, refused by name.
 pub(super) fn refuse_langchain_only(options: &JsValue) -> Result<(), JsValue> {
-    throw(trim::refuse_langchain_only(&|key| {
-        !get(options, key).is_undefined()
-    }))
+    let given = |key: &str| !get(options, key).is_undefined();
+    throw(trim::refuse_langchain_only(&given))
 }
 
 /// The kept messages of a trim: the caller's objects, or the kept parts of a partial message.
@@ -51,32 +49,18 @@ pub fn trim_messages(
 ) -> Result<JsValue, JsValue> {
     refuse_langchain_only(&options)?;
     let json = super::plain::to_json(&options, "options", Kind::Options, "options")?;
-    let (trim_options, tokenizer, format) = throw(parse_trim(&json))?;
+    let (options, tokenizer, format) = throw(parse_trim(&json))?;
     let Some(on_demand) = OnDemandMessages::new(&messages, format)? else {
-        return trim_whole(&messages, &trim_options, tokenizer, format);
+        // An array that is not plain data: converted whole, then trimmed.
+        let incoming = incoming(&messages, format)?;
+        let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
+        let trimmed = throw(trim_estimated(&incoming.messages, &estimator, &options))?;
+        return Ok(outgoing(&incoming, &trimmed.rendered(&incoming.messages)).into());
     };
     let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
     let cost = |p: &Part| estimator.part_tokens(p);
-    let kept = throw(trim_history(
-        &on_demand.source(&estimator),
-        &cost,
-        &trim_options,
-    ))?;
+    let kept = throw(trim_history(&on_demand.source(&estimator), &cost, &options))?;
     Ok(on_demand.output(&kept).into())
-}
-
-/// `trimMessages` on an array converted whole (one that is not plain data).
-fn trim_whole(
-    messages: &JsValue,
-    trim_options: &TrimOptions,
-    tokenizer: Tokenizer,
-    format: Option<Format>,
-) -> Result<JsValue, JsValue> {
-    let incoming = incoming(messages, format)?;
-    let estimator = Estimator::new(Counter::of(exact(tokenizer)?));
-    let trimmed = throw(trim_estimated(&incoming.messages, &estimator, trim_options))?;
-    let rendered = trimmed.rendered(&incoming.messages);
-    Ok(outgoing(&incoming, &rendered).into())
 }
 
 /// Violations of tool-call pairing and summary placement: `[{ kind, path, message, part, id, detail }]`
@@ -113,13 +97,12 @@ pub fn repair_messages(
     format: Option<FormatArg>,
 ) -> Result<JsValue, JsValue> {
     let incoming = incoming(&messages, format_arg(format)?)?;
-    let repaired = repair(incoming.messages);
+    let repaired = repair_result(incoming.format, incoming.messages);
     let binaries = incoming.binaries.as_ref();
-    let exported = incoming.format.export(&repaired.messages);
-    let out: js_sys::Array = (exported.iter())
+    let out: js_sys::Array = (repaired.messages.iter())
         .map(|value| super::plain::with_binaries(value, binaries, &JsValue::UNDEFINED))
         .collect();
-    let result = to_js(&json!({ "actions": report::repair_actions(&repaired.actions) }));
+    let result = to_js(&repaired.fields);
     set(&result, "messages", &out);
     Ok(result)
 }
@@ -138,22 +121,15 @@ pub fn import_session(
     let kind = super::convert::text_arg(&kind, "kind")?;
     let read = super::session_file::read_args(&options, "options", &["strict"])?;
     let session = throw(import_text(&text, &kind, "kind", read.options))?;
-    let format = session.format;
-    let history_values = format.export(&session.messages);
-    let history = js_sys::Array::from(&to_js(&history_values));
+    let result = import_result(&session);
+    let history = js_sys::Array::from(&to_js(&result.history));
     // The live context shares the history's objects where it can: they are converted once.
-    let messages = match session.context_beside_history(history_values.len()) {
-        ContextBeside::Shared { head, start } => {
-            let head = js_sys::Array::from(&to_js(&format.export(&head)));
-            let from = u32::try_from(start).unwrap_or(u32::MAX);
-            head.concat(&history.slice(from, history.length()))
-        }
-        ContextBeside::Own(context) => js_sys::Array::from(&to_js(&format.export(&context))),
-    };
-    let out = to_js(
-        &json!({"format": format.as_str(), "messages": null, "history": null,
-        "compactions": session.compactions_json(), "warnings": session.warnings}),
-    );
+    let mut messages = js_sys::Array::from(&to_js(&result.head));
+    if let Some(start) = result.shared_from {
+        let from = u32::try_from(start).unwrap_or(u32::MAX);
+        messages = messages.concat(&history.slice(from, history.length()));
+    }
+    let out = to_js(&result.fields);
     set(&out, "messages", &messages);
     set(&out, "history", &history);
     Ok(out)

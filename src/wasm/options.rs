@@ -1,39 +1,22 @@
-//! What the `Compactor` and the `Session` both take from their options object: the JS callbacks,
-//! the JSON part (parsed by the core), and the estimator the options ask for.
+//! What the `Compactor` and the `Session` both take from their options object: the JS callbacks
+//! and the JSON part (split by the core: [`crate::core::options::callbacks`]), and the estimator
+//! the options ask for.
 
 use js_sys::{Function, Object, Reflect};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::throw;
-use crate::core::error::Error;
+use super::plain::{json_of, Kind};
+use super::tokens::encoding;
 use crate::core::estimate::Estimator;
-use crate::core::options::{callback_slot, not_a_function, Options, Tokenizer};
+use crate::core::options::callbacks::{self, Field, OptionValue};
+use crate::core::options::{Options, Tokenizer};
 use crate::core::tokens::Encoding;
 use std::rc::Rc;
 
 /// The JS callbacks given in the options.
-#[derive(Clone, Default)]
-pub struct Callbacks {
-    pub summarize: Option<Function>,
-    pub on_before: Option<Function>,
-    pub on_after: Option<Function>,
-    pub on_progress: Option<Function>,
-    pub on_error: Option<Function>,
-}
-
-impl Callbacks {
-    /// The callbacks in the order of their keys in [`FUNCTION_KEYS`].
-    pub fn slots(&mut self) -> [&mut Option<Function>; 5] {
-        [
-            &mut self.summarize,
-            &mut self.on_before,
-            &mut self.on_after,
-            &mut self.on_progress,
-            &mut self.on_error,
-        ]
-    }
-}
+pub type Callbacks = callbacks::Callbacks<Function>;
 
 /// The estimator the options ask for ([`Options::estimator`]; an exact encoding must be loaded).
 pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
@@ -42,42 +25,33 @@ pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
 
 /// The loaded encoding of an exact tokenizer, `None` for the heuristic.
 pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
-    match tokenizer {
-        Tokenizer::Exact(name) => super::tokens::encoding(name).map(Some),
-        Tokenizer::Heuristic => Ok(None),
+    tokenizer.encoding().map(encoding).transpose()
+}
+
+/// A field of the options object, read by the core's split.
+impl OptionValue<Function> for JsValue {
+    fn field(&self) -> Field<Function> {
+        match self.dyn_ref::<Function>() {
+            Some(f) => Field::Function(f.clone()),
+            None if self.is_undefined() => Field::Absent,
+            None if self.is_string() => Field::Text,
+            None => Field::Other,
+        }
+    }
+    fn to_json(&self, key: &str) -> crate::core::error::Result<Value> {
+        json_of(self, key, Kind::Options, key)
     }
 }
 
-/// Splits the options object into its functions and its JSON part.
+/// Splits the options object into its functions and its JSON part ([`callbacks::split_options`]).
 pub fn split_options(options: &JsValue) -> Result<(Value, Callbacks), JsValue> {
-    if !options.is_object() || js_sys::Array::is_array(options) {
-        return throw(Err(Error::invalid_option(
-            "options",
-            "options must be an object",
-        )));
-    }
-    let mut json = Map::new();
-    let mut callbacks = Callbacks::default();
-    let object: &Object = options.unchecked_ref();
-    for key in Object::keys(object).iter() {
-        let Some(name) = key.as_string() else {
-            continue;
-        };
-        let value = Reflect::get(options, &key).unwrap_or(JsValue::UNDEFINED);
-        if value.is_undefined() {
-            continue;
-        }
-        if let Some(k) = callback_slot(&name, value.is_string()) {
-            let Some(f) = value.dyn_ref::<Function>() else {
-                return throw(Err(not_a_function(&name)));
-            };
-            if let Some(slot) = callbacks.slots().into_iter().nth(k) {
-                *slot = Some(f.clone());
-            }
-            continue;
-        }
-        let converted = super::plain::to_json(&value, &name, super::plain::Kind::Options, &name)?;
-        json.insert(name, converted);
-    }
-    Ok((Value::Object(json), callbacks))
+    let object = options.is_object() && !js_sys::Array::is_array(options);
+    let fields = object.then(|| {
+        let keys = Object::keys(options.unchecked_ref::<Object>()).into_iter();
+        keys.filter_map(|key| {
+            let name = key.as_string()?;
+            Some((name, Reflect::get(options, &key).unwrap_or_default()))
+        })
+    });
+    throw(callbacks::split_options(fields))
 }

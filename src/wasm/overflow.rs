@@ -6,43 +6,32 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::core::overflow::{classify, describe, Overflow, Thrown, ThrownValue};
+use crate::core::overflow::{overflow_of, Thrown, ThrownValue};
 
-/// A thrown JS value, read by the core's bounded walk ([`describe`]).
-struct Js(JsValue);
-
-impl ThrownValue for Js {
-    fn read(&self, items: usize) -> Thrown<Js> {
-        let value = &self.0;
-        if let Some(s) = value.as_string() {
-            return Thrown::Text(s);
+/// A thrown JS value, read by the core's bounded walk ([`crate::core::overflow::describe`]).
+impl ThrownValue for JsValue {
+    fn read(&self, items: usize) -> Thrown<JsValue> {
+        if let Some(s) = self.as_string() {
+            Thrown::Text(s)
+        } else if let Some(n) = self.as_f64() {
+            Thrown::Number(n)
+        } else if let Some(b) = self.as_bool() {
+            Thrown::Bool(b)
+        } else if Array::is_array(self) {
+            Thrown::Array(Array::from(self).iter().take(items).collect())
+        } else if self.is_object() {
+            let keys = Object::keys(self.unchecked_ref::<Object>()).into_iter();
+            Thrown::Object(keys.filter_map(|k| k.as_string()).take(items).collect())
+        } else {
+            Thrown::Other
         }
-        if let Some(n) = value.as_f64() {
-            return Thrown::Number(n);
-        }
-        if let Some(b) = value.as_bool() {
-            return Thrown::Bool(b);
-        }
-        if Array::is_array(value) {
-            return Thrown::Array(Array::from(value).iter().take(items).map(Js).collect());
-        }
-        if !value.is_object() {
-            return Thrown::Other;
-        }
-        let object: &Object = value.unchecked_ref();
-        let keys = Object::keys(object).into_iter();
-        Thrown::Object(keys.filter_map(|k| k.as_string()).take(items).collect())
     }
 
-    fn field(&self, key: &str) -> Option<Js> {
-        let v = Reflect::get(&self.0, &JsValue::from_str(key)).ok()?;
+    fn field(&self, key: &str) -> Option<JsValue> {
+        let v = Reflect::get(self, &JsValue::from_str(key)).ok()?;
         let absent = v.is_undefined() || v.is_null() || v.is_function();
-        (!absent).then_some(Js(v))
+        (!absent).then_some(v)
     }
-}
-
-fn overflow_of(error: &JsValue) -> Option<Overflow> {
-    classify(&describe(&Js(error.clone())))
 }
 
 /// True when `error` is a provider's "the prompt does not fit the context window" error (OpenAI

@@ -1,10 +1,11 @@
-//! `estimateTokens`, `countTokens` and the rank-table registry behind `loadEncoding`.
+//! `estimateTokens`, `countTokens`, and the loading of rank tables behind `loadEncoding` (the
+//! registry of loaded encodings is the core's: [`crate::core::tokens::loaded`]).
 
 use super::error::{throw, to_js};
+use crate::core::estimate::Counter;
 use crate::core::options::Tokenizer;
-use crate::core::tokens::{heuristic, Encoding, EncodingName, EncodingRegistry};
+use crate::core::tokens::{loaded, Encoding, EncodingName, EncodingRegistry};
 use js_sys::Uint8Array;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -19,28 +20,21 @@ extern "C" {
     pub type TokenizerArg;
 }
 
-thread_local! {
-    static REGISTRY: RefCell<EncodingRegistry> = RefCell::new(EncodingRegistry::default());
-}
-
 /// The loaded encoding, loading it through the entry point's synchronous loader where there is one
 /// (Node). The JS loader runs while no Rust borrow is held, so it may call back into the package.
 pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
-    if let Some(found) = REGISTRY.with(|r| r.borrow().get(name)) {
+    if let Some(found) = loaded::get(name) {
         return Ok(found);
     }
     let Some(loader) = super::env::encoding_loader() else {
-        return throw(REGISTRY.with(|r| r.borrow().require(name)));
+        return throw(loaded::require(name));
     };
     let unavailable = |cause: Option<&JsValue>| to_js(&EncodingRegistry::unloadable(name), cause);
     let bytes = loader
         .call1(&JsValue::UNDEFINED, &JsValue::from_str(name.as_str()))
         .map_err(|cause| unavailable(Some(&cause)))?;
-    if !bytes.is_instance_of::<Uint8Array>() {
-        return Err(unavailable(None));
-    }
-    let bytes = Uint8Array::from(bytes).to_vec();
-    throw(REGISTRY.with(|r| r.borrow_mut().load(name, &bytes)))
+    let table: Uint8Array = bytes.dyn_into().map_err(|_| unavailable(None))?;
+    throw(loaded::load(name, &table.to_vec()))
 }
 
 fn parse_encoding(name: &JsValue, path: &str) -> Result<EncodingName, JsValue> {
@@ -55,13 +49,9 @@ pub fn estimate_tokens(
     tokenizer: Option<TokenizerArg>,
 ) -> Result<usize, JsValue> {
     let text = super::convert::text_arg(&text, "text")?;
-    let tokenizer = tokenizer.map(|t| t.as_string());
-    match throw(Tokenizer::parse_arg(
-        tokenizer.as_ref().map(Option::as_deref),
-    ))? {
-        Tokenizer::Heuristic => Ok(heuristic::estimate(&text)),
-        Tokenizer::Exact(name) => Ok(encoding(name)?.count(&text)),
-    }
+    let name = tokenizer.map(|t| t.as_string());
+    let tokenizer = throw(Tokenizer::parse_arg(name.as_ref().map(Option::as_deref)))?;
+    Ok(Counter::of(super::options::exact(tokenizer)?).count(&text))
 }
 
 /// The exact token count of `text` in `encoding`, on tiktoken's ordinary path (special-token strings
@@ -79,14 +69,12 @@ pub fn count_tokens(
 /// right now.
 #[wasm_bindgen(js_name = isEncodingLoaded)]
 pub fn is_encoding_loaded(encoding: &EncodingArg) -> Result<bool, JsValue> {
-    let name = parse_encoding(encoding, "encoding")?;
-    Ok(REGISTRY.with(|r| r.borrow().get(name).is_some()))
+    Ok(loaded::get(parse_encoding(encoding, "encoding")?).is_some())
 }
 
 /// Parses and installs a `.tiktoken` rank table. Internal: `loadEncoding` normalizes its source and
 /// calls this.
 #[wasm_bindgen(js_name = "__installEncoding", skip_typescript)]
 pub fn install_encoding(name: &JsValue, table: &[u8]) -> Result<(), JsValue> {
-    let name = parse_encoding(name, "name")?;
-    throw(REGISTRY.with(|r| r.borrow_mut().load(name, table).map(|_| ())))
+    throw(loaded::load(parse_encoding(name, "name")?, table).map(|_| ()))
 }

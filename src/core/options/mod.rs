@@ -2,6 +2,7 @@
 //! [`Settings`] and the few knobs that only the binding uses. A preset (if any) is applied first;
 //! every explicit option then overrides it. Every error is `INVALID_OPTIONS` with the key's path.
 
+pub mod callbacks;
 pub mod cost;
 pub mod reader;
 pub mod trim;
@@ -41,6 +42,14 @@ impl Tokenizer {
         match given {
             None | Some(Some("heuristic")) => Ok(Tokenizer::Heuristic),
             Some(name) => EncodingName::parse_arg(name, "tokenizer").map(Tokenizer::Exact),
+        }
+    }
+
+    /// The encoding an exact tokenizer counts with, `None` for the heuristic.
+    pub fn encoding(self) -> Option<EncodingName> {
+        match self {
+            Tokenizer::Exact(name) => Some(name),
+            Tokenizer::Heuristic => None,
         }
     }
 }

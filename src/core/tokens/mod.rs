@@ -4,6 +4,7 @@ pub mod bpe;
 pub mod encoding;
 pub mod heuristic;
 pub mod huge;
+pub mod loaded;
 pub mod ranks;
 pub mod registry;
 pub mod split;
