@@ -19,7 +19,7 @@ use super::options::Callbacks;
 use super::plain::{check_shape, error_message, Kind};
 use crate::core::options::FUNCTION_KEYS;
 use crate::core::pipeline::{
-    Compacted, Event, Input, Job, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
+    Compacted, Event, Input, Job, Kept, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
     StateField, Step, ValueId,
 };
 use crate::core::report;
@@ -246,25 +246,8 @@ pub fn is_aborted(signal: &JsValue) -> bool {
     signal.is_object() && get(signal, "aborted").as_bool() == Some(true)
 }
 
-/// The caller's values a compaction keeps (answers, thrown errors, abort reasons), named by id.
-#[derive(Default)]
-struct Values(Vec<JsValue>);
-
-impl Values {
-    /// Keeps `value` and names it.
-    fn keep(&mut self, value: JsValue) -> ValueId {
-        self.0.push(value);
-        ValueId(u32::try_from(self.0.len() - 1).unwrap_or(u32::MAX))
-    }
-
-    /// The value named `id` (`undefined` for an id never given).
-    fn get(&self, id: ValueId) -> JsValue {
-        self.0
-            .get(id.0 as usize)
-            .cloned()
-            .unwrap_or(JsValue::UNDEFINED)
-    }
-}
+/// The caller's values a compaction keeps, named by id.
+type Values = Kept<JsValue>;
 
 /// The caller's value of a report, read as the core asks ([`Machine::event`]).
 struct Reported<'a> {
