@@ -7,7 +7,7 @@ use super::plain::{snapshot, string_of, to_json_with_binaries, with_binaries, Ki
 use crate::core::message::Message;
 use crate::core::plain_data;
 use crate::core::render::{Origin, Rendered};
-use crate::core::surrogates::{escapes_to_marks_owned, marks_to_escapes_owned};
+use crate::core::surrogates::escapes_to_marks_owned;
 use crate::formats::convert::import_in;
 use crate::formats::Format;
 use js_sys::Array;
@@ -81,12 +81,6 @@ pub fn text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
 /// ([`crate::core::surrogates`]).
 pub fn json_text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
     text_arg(value, path).map(escapes_to_marks_owned)
-}
-
-/// JSON text the package writes (a session log): marked lone surrogates as `\udXXX` escapes,
-/// as `JSON.stringify` writes them.
-pub fn json_text_out(text: String) -> String {
-    marks_to_escapes_owned(text)
 }
 
 /// The caller's message at `index`, or the message exported in the caller's format.
