@@ -33,20 +33,21 @@ pub trait Owner {
     fn pipeline(&self) -> RefMut<'_, Pipeline>;
 }
 
-/// Both handles' `Inner` hold `callbacks` and a `state` with the `pipeline`.
+/// Makes a handle's `Inner`, which holds `callbacks` and a `state` with the `pipeline`, an
+/// [`Owner`]: invoked next to each (`identity.rs`, `session.rs`).
 macro_rules! owner {
-    ($($inner:ty),*) => {$(
-        impl Owner for $inner {
-            fn callbacks(&self) -> &Callbacks {
+    ($inner:ty) => {
+        impl $crate::wasm::driven::Owner for $inner {
+            fn callbacks(&self) -> &$crate::wasm::options::Callbacks {
                 &self.callbacks
             }
-            fn pipeline(&self) -> RefMut<'_, Pipeline> {
-                RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+            fn pipeline(&self) -> std::cell::RefMut<'_, $crate::core::pipeline::Pipeline> {
+                std::cell::RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
             }
         }
-    )*};
+    };
 }
-owner!(super::compactor::Inner, super::session::Inner);
+pub(crate) use owner;
 
 /// The handle a compaction runs for: it gives only what differs between handles (the commit, the
 /// result of a call that changed nothing, what a failure or an answer does to it).
