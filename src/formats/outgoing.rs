@@ -18,18 +18,21 @@ pub enum Out {
     Exported(Value, Option<usize>),
 }
 
-/// `rendered` as the returned values, in order (a message may export as several values).
+/// `rendered` as the returned values, in order (a message may export as several values; one left
+/// as it was takes no allocation).
 pub fn outgoing(format: Format, rendered: &[Rendered]) -> impl Iterator<Item = Out> + '_ {
     rendered.iter().flat_map(move |r| {
-        let (exported, changed) = match r.origin {
-            Origin::Input(i) => return vec![Out::Same(i)],
-            Origin::Changed(i) => (format.export(std::slice::from_ref(&r.message)), Some(i)),
-            Origin::New => (format.export(std::slice::from_ref(&r.message)), None),
+        let (same, exported, changed) = match r.origin {
+            Origin::Input(i) => (Some(Out::Same(i)), Vec::new(), None),
+            Origin::Changed(i) => (
+                None,
+                format.export(std::slice::from_ref(&r.message)),
+                Some(i),
+            ),
+            Origin::New => (None, format.export(std::slice::from_ref(&r.message)), None),
         };
-        exported
-            .into_iter()
-            .map(|v| Out::Exported(v, changed))
-            .collect()
+        let exported = exported.into_iter().map(move |v| Out::Exported(v, changed));
+        same.into_iter().chain(exported)
     })
 }
 
