@@ -30,4 +30,5 @@ pub mod surrogates;
 pub mod tokens;
 pub mod trigger;
 pub mod trim;
+pub mod utf8_parts;
 pub mod validate;

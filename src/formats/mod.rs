@@ -17,6 +17,7 @@ pub mod langchain;
 pub mod media;
 pub mod memo_line;
 pub mod openai;
+pub mod outgoing;
 pub mod pi;
 pub mod pi_session;
 pub mod reuse;

@@ -6,14 +6,13 @@ pub use super::plain::to_js;
 use super::plain::{snapshot, string_of, to_json_with_binaries, with_binaries, Kind::Input};
 use crate::core::message::Message;
 use crate::core::plain_data;
-use crate::core::render::{Origin, Rendered};
-use crate::core::surrogates::{escapes_to_marks_owned, marks_to_escapes_owned};
+use crate::core::render::Rendered;
+use crate::core::surrogates::escapes_to_marks_owned;
 use crate::formats::convert::import_in;
-use crate::formats::Format;
+use crate::formats::outgoing::Out;
+use crate::formats::{self, Format};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
-
-use crate::formats::Codec;
 
 /// A caller's message array, imported.
 pub struct Incoming {
@@ -83,32 +82,17 @@ pub fn json_text_arg(value: &JsValue, path: &str) -> Result<String, JsValue> {
     text_arg(value, path).map(escapes_to_marks_owned)
 }
 
-/// JSON text the package writes (a session log): marked lone surrogates as `\udXXX` escapes,
-/// as `JSON.stringify` writes them.
-pub fn json_text_out(text: String) -> String {
-    marks_to_escapes_owned(text)
-}
-
-/// The caller's message at `index`, or the message exported in the caller's format.
+/// The caller's message at `index`, or the message exported in the caller's format
+/// ([`crate::formats::outgoing`]).
 pub fn outgoing(incoming: &Incoming, rendered: &[Rendered]) -> Array {
-    let out = Array::new();
-    for r in rendered {
-        let original = match r.origin {
-            Origin::Input(i) => {
-                out.push(&at(&incoming.array, i));
-                continue;
-            }
-            Origin::Changed(i) => Some(at(&incoming.array, i)),
-            Origin::New => None,
-        };
-        for value in incoming.format.export(std::slice::from_ref(&r.message)) {
-            out.push(&match &original {
-                Some(original) => with_binaries(&value, incoming.binaries.as_ref(), original),
-                None => to_js(&value),
-            });
-        }
-    }
-    out
+    let original = |i| at(&incoming.array, i);
+    let binaries = incoming.binaries.as_ref();
+    let values = formats::outgoing::outgoing(incoming.format, rendered).map(|out| match out {
+        Out::Same(i) => original(i),
+        Out::Exported(value, Some(i)) => with_binaries(&value, binaries, &original(i)),
+        Out::Exported(value, None) => to_js(&value),
+    });
+    values.collect()
 }
 
 /// The caller's messages at `indices`, as they are.

@@ -19,7 +19,7 @@ use super::options::Callbacks;
 use super::plain::{check_shape, error_message, Kind};
 use crate::core::options::FUNCTION_KEYS;
 use crate::core::pipeline::{
-    Compacted, Event, Input, Job, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
+    Compacted, Event, Input, Job, Kept, Machine, Once, Outcome, Pipeline, ReportedValue, Seen,
     StateField, Step, ValueId,
 };
 use crate::core::report;
@@ -33,20 +33,21 @@ pub trait Owner {
     fn pipeline(&self) -> RefMut<'_, Pipeline>;
 }
 
-/// Both handles' `Inner` hold `callbacks` and a `state` with the `pipeline`.
+/// Makes a handle's `Inner`, which holds `callbacks` and a `state` with the `pipeline`, an
+/// [`Owner`]: invoked next to each (`identity.rs`, `session.rs`).
 macro_rules! owner {
-    ($($inner:ty),*) => {$(
-        impl Owner for $inner {
-            fn callbacks(&self) -> &Callbacks {
+    ($inner:ty) => {
+        impl $crate::wasm::driven::Owner for $inner {
+            fn callbacks(&self) -> &$crate::wasm::options::Callbacks {
                 &self.callbacks
             }
-            fn pipeline(&self) -> RefMut<'_, Pipeline> {
-                RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
+            fn pipeline(&self) -> std::cell::RefMut<'_, $crate::core::pipeline::Pipeline> {
+                std::cell::RefMut::map(self.state.borrow_mut(), |s| &mut s.pipeline)
             }
         }
-    )*};
+    };
 }
-owner!(super::compactor::Inner, super::session::Inner);
+pub(crate) use owner;
 
 /// The handle a compaction runs for: it gives only what differs between handles (the commit, the
 /// result of a call that changed nothing, what a failure or an answer does to it).
@@ -246,25 +247,8 @@ pub fn is_aborted(signal: &JsValue) -> bool {
     signal.is_object() && get(signal, "aborted").as_bool() == Some(true)
 }
 
-/// The caller's values a compaction keeps (answers, thrown errors, abort reasons), named by id.
-#[derive(Default)]
-struct Values(Vec<JsValue>);
-
-impl Values {
-    /// Keeps `value` and names it.
-    fn keep(&mut self, value: JsValue) -> ValueId {
-        self.0.push(value);
-        ValueId(u32::try_from(self.0.len() - 1).unwrap_or(u32::MAX))
-    }
-
-    /// The value named `id` (`undefined` for an id never given).
-    fn get(&self, id: ValueId) -> JsValue {
-        self.0
-            .get(id.0 as usize)
-            .cloned()
-            .unwrap_or(JsValue::UNDEFINED)
-    }
-}
+/// The caller's values a compaction keeps, named by id.
+type Values = Kept<JsValue>;
 
 /// The caller's value of a report, read as the core asks ([`Machine::event`]).
 struct Reported<'a> {

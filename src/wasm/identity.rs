@@ -50,6 +50,7 @@ pub struct Inner {
     /// The caller's message objects to the ids of `state`'s store (see the module documentation).
     pub identity: WeakMap,
 }
+super::driven::owner!(Inner);
 
 /// One call's messages: the caller's array (or, continued, the memo's head values followed by the
 /// caller's messages after the ones it replaced) and format, without messages of its own (they

@@ -26,6 +26,7 @@ use super::error::{throw, to_js as error_to_js};
 use crate::core::error::Error;
 use crate::core::plain_data;
 use crate::core::surrogates::marks_to_escapes;
+use crate::core::utf8_parts;
 
 pub use crate::core::plain_data::{Kind, MAX_DEPTH, MAX_NODES, MAX_TEXT};
 
@@ -56,35 +57,12 @@ extern "C" {
     fn utf8_rest(into: &mut [u8]) -> i32;
 }
 
-/// What `utf8Into` answers for a value that is not a string.
-const NOT_TEXT: i32 = i32::MIN;
-/// Room for a short string's UTF-8, written in one call.
-const SHORT_BYTES: usize = 256;
-
 /// `value` as a Rust string when it is a JS string (a lone surrogate becomes U+FFFD), written as
-/// UTF-8 by the engine's `TextEncoder.encodeInto` straight into wasm memory: one call for a short
-/// string, and for a long one many times faster than the generated glue, which copies ASCII text
-/// one character at a time.
+/// UTF-8 by the engine's `TextEncoder.encodeInto` straight into wasm memory
+/// ([`crate::core::utf8_parts`]): one call for a short string, and for a long one many times
+/// faster than the generated glue, which copies ASCII text one character at a time.
 pub fn string_of(value: &JsValue) -> Option<String> {
-    let mut bytes = vec![0; SHORT_BYTES];
-    let mut answer = utf8_into(value, &mut bytes);
-    if answer == NOT_TEXT {
-        return None;
-    }
-    // The bytes written before the latest call.
-    let mut done = 0;
-    // What is left takes one byte per UTF-16 unit when it is ASCII, at most three otherwise.
-    for per_unit in [1, 3] {
-        if answer >= 0 {
-            break;
-        }
-        done += usize::try_from(-1 - i64::from(answer)).ok()?;
-        let left = usize::try_from(unread_units()).ok()?;
-        bytes.resize(done.saturating_add(left.saturating_mul(per_unit)), 0);
-        answer = utf8_rest(bytes.get_mut(done..)?);
-    }
-    bytes.truncate(done + usize::try_from(answer).ok()?);
-    String::from_utf8(bytes).ok()
+    utf8_parts::read(|into| utf8_into(value, into), unread_units, utf8_rest)
 }
 
 /// A message array prepared for reading one message at a time (see `onDemand` above).

@@ -32,6 +32,7 @@ pub struct Inner {
     pub callbacks: Callbacks,
     pub state: RefCell<State>,
 }
+super::driven::owner!(Inner);
 
 /// Mutable state, borrowed briefly and never across an `.await` or a call into caller code
 /// (`formats::session_handle`).

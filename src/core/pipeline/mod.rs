@@ -4,7 +4,7 @@
 //! [`Job`] per call is the call's step machine ([`job`], its summarizing part in `pieces`), which
 //! the binding hands to JS as a handle and `js/driver.mjs` carries out ([`steps`]: what it asks
 //! for and what it is told, as plain data; [`reading`]: how the driver's report of a step becomes
-//! the event the job takes). [`Once`] is the same for one request outside a
+//! the event the job takes; [`kept`]: the caller's values the binding keeps, named by id). [`Once`] is the same for one request outside a
 //! compaction (a memory block's); a [`Machine`] is either, as the binding's handle steps it. The job makes every decision of a call,
 //! in order, with these rules:
 //!
@@ -30,6 +30,7 @@
 
 pub mod asking;
 pub mod job;
+pub mod kept;
 pub mod machine;
 pub mod once;
 mod pieces;
@@ -39,6 +40,7 @@ pub mod steps;
 
 pub use asking::{Asked, Asking};
 pub use job::Job;
+pub use kept::Kept;
 pub use machine::Machine;
 pub use once::Once;
 pub use prepare::{on_pressure, Prepare};
