@@ -9,6 +9,7 @@ pub mod anthropic;
 pub mod cache_control;
 pub mod claude_code;
 pub mod continuation;
+pub mod continuing_conversation;
 pub mod convert;
 pub mod detect;
 pub mod json_path;
