@@ -2,7 +2,7 @@
 //! One call of a `Compactor` as the core runs it (`core::compactor::call`), natively: the call's
 //! messages taken out of the store and given back, `plan()`'s report with its cost, the pipeline's
 //! input of a compaction, the memo a committed `maybeCompact` leaves and the continued call after
-//! it, `prune()`'s outcome per message, and `trim()`'s options.
+//! it, `prune()`'s outcome per message, and `trim()` with its options.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -47,18 +47,15 @@ fn a_plan_reports_its_cost_and_gives_the_messages_back() {
     let call = state.take_call((Format::Pi, ids.clone()), estimator(), false);
     assert_eq!(call.messages, messages);
     assert!(call.continued.is_none());
-    let report = state.plan_report(&options, &call, None).unwrap();
+    let total = call.estimate.total;
+    let report = state.plan_report(&options, call, None).unwrap();
     assert_eq!(report["shouldCompact"], true);
-    assert_eq!(
-        report["tokensBefore"].as_u64(),
-        Some(call.estimate.total as u64)
-    );
+    assert_eq!(report["tokensBefore"].as_u64(), Some(total as u64));
     assert!(report["cost"]["continue"]["outputTokens"].as_u64().unwrap() > 0);
     assert!(report["summarize"]
         .as_array()
         .is_some_and(|s| !s.is_empty()));
-    state.restore_call(call);
-    // Given back: the next call takes them again, the same.
+    // Given back by the report: the next call takes them again, the same.
     let again = state.take_call((Format::Pi, ids), estimator(), true);
     assert_eq!(again.messages, messages);
 }
@@ -296,6 +293,30 @@ fn trim_refuses_the_compactors_own_settings() {
     );
     let e = trim_options(&json!({})).unwrap_err();
     assert_eq!(e.path.as_deref(), Some("maxTokens"));
+}
+
+#[test]
+fn a_trimmed_call_renders_the_kept_tail_and_gives_the_messages_back() {
+    let options = options(json!({}));
+    let messages = history(10, 400);
+    let mut state = CompactorState::<()>::new(&options);
+    let ids = store_all(&mut state, &messages);
+    let call = state.take_call((Format::Pi, ids.clone()), estimator(), false);
+    let budget = call.estimate.total / 3;
+    let trim = trim_options(&json!({ "maxTokens": budget })).unwrap();
+    let rendered = state.trim_call(call, &trim).unwrap();
+    let index = |r: &Rendered| match r.origin {
+        Origin::Input(i) | Origin::Changed(i) => i,
+        Origin::New => usize::MAX,
+    };
+    let kept: Vec<usize> = rendered.iter().map(index).collect();
+    // The tail that fits, in order, ending on the last message.
+    assert!(!kept.is_empty() && kept.len() < messages.len());
+    assert!(kept.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(kept.last(), Some(&(messages.len() - 1)));
+    // Given back: the next call takes them again, the same.
+    let again = state.take_call((Format::Pi, ids), estimator(), false);
+    assert_eq!(again.messages, messages);
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod cache_control;
 pub mod call_results;
 pub mod claude_code;
 pub mod continuation;
+pub mod continuing_conversation;
 pub mod convert;
 pub mod detect;
 pub mod json_path;

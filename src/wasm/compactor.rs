@@ -97,8 +97,7 @@ impl Compactor {
         let a = self.inner.analyze(&messages, false)?;
         let usage = usage_of(&options)?;
         let mut state = self.inner.state.borrow_mut();
-        let report = state.plan_report(&self.inner.options, &a.call, usage.as_ref());
-        state.restore_call(a.call);
+        let report = state.plan_report(&self.inner.options, a.call, usage.as_ref());
         Ok(to_js(&throw(report)?))
     }
 
@@ -157,10 +156,8 @@ impl Compactor {
         let json = to_json(&options, "options", Shape::Options, "options")?;
         let trim_options = throw(trim_options(&json))?;
         let a = self.inner.analyze(&messages, false)?;
-        let trimmed = throw(a.call.trim(&trim_options))?;
-        let out = outgoing(&a.incoming, &trimmed.rendered(&a.call.messages));
-        self.inner.state.borrow_mut().restore_call(a.call);
-        Ok(out.into())
+        let trimmed = (self.inner.state.borrow_mut()).trim_call(a.call, &trim_options);
+        Ok(outgoing(&a.incoming, &throw(trimmed)?).into())
     }
 
     /// Tool-output pruning alone (no model call), decided by the core

@@ -12,7 +12,7 @@ use std::cell::RefMut;
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
-use super::continuing::{set_mode, Continuing};
+use super::continuing::{continuing, set_mode, Continuing};
 use super::convert::{at, get, set, to_js};
 use super::error::to_js as error_to_js;
 use super::options::Callbacks;
@@ -151,7 +151,7 @@ impl Driven {
         set(&obj, "messages", &messages.collect::<Array>());
         let continuing = r.continuing.get_or_insert_with(|| {
             let all = r.conversation.as_ref().unwrap_or(&r.all);
-            Continuing::of(&input.options, all, r.format, input.tokens_before)
+            continuing(&input.options, all, r.format, input.tokens_before)
         });
         let count = |t: &str| input.estimator.counter.count(t);
         set_mode(&obj, piece, &input.options, continuing.as_ref(), &count);

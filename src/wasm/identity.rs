@@ -130,9 +130,8 @@ impl Inner {
     /// continued from the last automatic compaction when it applies.
     pub fn analyze(&self, messages: &JsValue, continuing: bool) -> Result<Analyzed, JsValue> {
         let (mut incoming, ids, estimator) = self.resolve(messages)?;
-        let mut state = self.state.borrow_mut();
-        let call = state.take_call((incoming.format, ids), estimator, continuing);
-        drop(state);
+        let call =
+            (self.state.borrow_mut()).take_call((incoming.format, ids), estimator, continuing);
         let continued = call.continued.as_ref().map(|c| c.prefix_len);
         incoming.array = self.call_array(incoming.array, continued);
         Ok(Analyzed { incoming, call })
@@ -154,9 +153,7 @@ impl Inner {
     /// below the trigger.
     pub fn quick(&self, messages: &JsValue) -> Result<(Array, Quick), JsValue> {
         let (incoming, ids, _) = self.resolve(messages)?;
-        let mut state = self.state.borrow_mut();
-        let q = state.quick(&self.options, incoming.format, &ids);
-        drop(state);
+        let q = (self.state.borrow_mut()).quick(&self.options, incoming.format, &ids);
         Ok((self.call_array(incoming.array, q.continued), q))
     }
 

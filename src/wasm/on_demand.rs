@@ -32,10 +32,7 @@ pub struct OnDemandMessages {
 impl OnDemandMessages {
     /// Prepares `messages` in `format` (`None`: detected from the whole array). `Ok(None)` when the
     /// array must be converted whole; errors: not an array, reading it threw, an ambiguous format.
-    pub fn new(
-        messages: &JsValue,
-        format: Option<Format>,
-    ) -> std::result::Result<Option<Self>, JsValue> {
+    pub fn new(messages: &JsValue, format: Option<Format>) -> Result<Option<Self>, JsValue> {
         super::convert::require_array(messages, "messages")?;
         let array = super::plain::snapshot(messages, "messages")?;
         let Some(view) = super::plain::on_demand(&array, format.is_none()) else {
@@ -88,18 +85,18 @@ impl OnDemandMessages {
 /// The format of `array` (a snapshot) and whether the messages showed it, from what detection
 /// reads of each message, each distinct shape converted once; an array that is not plain data is
 /// converted whole to detect it. Errors: an ambiguous format, messages that are not plain data.
-pub fn detect_format(array: &Array) -> std::result::Result<Detected, JsValue> {
+pub fn detect_format(array: &Array) -> Result<Detected, JsValue> {
     let view = super::plain::on_demand(array, true);
-    match view.map(|v| detect_view(&v)).transpose()?.flatten() {
-        Some(detected) => Ok(detected),
-        None => {
-            let json = super::plain::to_json(array, "messages", Kind::Input, "messages")?;
-            throw(detect_decided(&json))
-        }
+    if let Some(detected) = view.map(|v| detect_view(&v)).transpose()?.flatten() {
+        return Ok(detected);
     }
+    let json = super::plain::to_json(array, "messages", Kind::Input, "messages")?;
+    throw(detect_decided(&json))
 }
 
-fn detect_view(view: &super::plain::OnDemand) -> std::result::Result<Option<Detected>, JsValue> {
+/// The format the shapes of `view` show (`None` without shapes, or when their text does not
+/// parse: the array is then converted whole).
+fn detect_view(view: &super::plain::OnDemand) -> Result<Option<Detected>, JsValue> {
     let Some((text, order)) = &view.shapes else {
         return Ok(None);
     };

@@ -147,6 +147,15 @@ impl<V> CompactorState<V> {
         }
     }
 
+    /// `Compactor.trim` on `call` ([`Call::trim`]): the kept messages, rendered (the caller's
+    /// index of each, and the kept parts of one kept in part). The call is then over: its
+    /// messages go back to the store ([`CompactorState::restore_call`]).
+    pub fn trim_call(&mut self, call: Call, options: &TrimOptions) -> Result<Vec<Rendered>> {
+        let rendered = call.trim(options)?.rendered(&call.messages);
+        self.restore_call(call);
+        Ok(rendered)
+    }
+
     /// Gives the messages of a call that only read them back to the store, so that the next call
     /// over the same (or a longer) history does not copy them again.
     pub fn restore_call(&mut self, call: Call) {
@@ -178,12 +187,20 @@ impl<V> CompactorState<V> {
     }
 
     /// `plan()`'s result for `call`: the plan ([`plan_json`]) with its `cost` ([`forecast_json`]).
+    /// The call is over: its messages go back to the store ([`CompactorState::restore_call`]).
     pub fn plan_report(
-        &self,
+        &mut self,
         options: &Options,
-        call: &Call,
+        call: Call,
         usage: Option<&Usage>,
     ) -> Result<Value> {
+        let report = self.plan_cost(options, &call, usage);
+        self.restore_call(call);
+        report
+    }
+
+    /// [`CompactorState::plan_report`] on a call that stays out of the store.
+    fn plan_cost(&self, options: &Options, call: &Call, usage: Option<&Usage>) -> Result<Value> {
         let prepared = self.plan_call(options, call, usage, false)?;
         let plan = &prepared.plan;
         let mut report = plan_json(plan, &prepared);
