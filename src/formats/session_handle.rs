@@ -95,34 +95,59 @@ impl<T: Clone> HandleState<T> {
         self.core.is_none() && (count > 0 || given.is_some())
     }
 
-    /// Appends the caller's messages `values`, of which `added` are the caller's objects
-    /// ([`input::append`]; `fresh` when [`Self::makes_session`]); returns their ids. A refused
-    /// message changes nothing.
+    /// What an append of `count` messages needs to make the session: `None` unless it makes one
+    /// ([`Self::makes_session`]), else a [`Fresh`] with `config()`, the id `id()` and the tag of
+    /// the store sharing the log (`config` and `id` are called only then).
+    pub fn fresh<E>(
+        &self,
+        count: usize,
+        given: Option<Format>,
+        config: impl FnOnce() -> std::result::Result<Config, E>,
+        id: impl FnOnce() -> String,
+    ) -> std::result::Result<Option<Fresh>, E> {
+        if !self.makes_session(count, given) {
+            return Ok(None);
+        }
+        let tag = self.id_tag.clone();
+        Ok(Some(Fresh {
+            config: config()?,
+            id: id(),
+            tag,
+        }))
+    }
+
+    /// Appends the caller's messages `values`, of which `added` are the caller's objects, at
+    /// `now` (milliseconds since the Unix epoch) ([`input::append`]; `fresh` as
+    /// [`Self::fresh`] gives it); returns their ids. A refused message changes nothing.
     pub fn append(
         &mut self,
         values: &[Value],
         added: Vec<T>,
         fresh: Option<Fresh>,
         given: Option<Format>,
-        now: i64,
+        now: f64,
         grow: &dyn Fn(),
     ) -> Result<Vec<String>> {
+        #[allow(clippy::cast_possible_truncation)]
+        let now = now as i64;
         let ids = input::append(&mut self.core, fresh, given, values, now, grow)?;
         let len = self.len();
         self.originals.appended(len, added);
         Ok(ids)
     }
 
-    /// Commits the outcome `done` of `pending`'s job run on `input`, at `now`
-    /// ([`Pending::commit`]); the entries the commit adds have no object of the caller's.
-    /// Returns the result without its messages.
+    /// Commits the outcome `done` of `pending`'s job run on `input`, at `now` (milliseconds
+    /// since the Unix epoch) ([`Pending::commit`]); the entries the commit adds have no object
+    /// of the caller's. Returns the result without its messages.
     pub fn commit(
         &mut self,
         pending: &mut Pending,
         input: &mut Input,
         done: &Compacted,
-        now: i64,
+        now: f64,
     ) -> Result<Value> {
+        #[allow(clippy::cast_possible_truncation)]
+        let now = now as i64;
         let result = pending.commit(self.core.as_mut(), input, done, now)?;
         let len = self.len();
         self.originals.grown(len);
@@ -268,8 +293,17 @@ mod tests {
         assert!(!state.makes_session(0, None));
         assert!(state.makes_session(0, Some(Format::AiSdk)));
         assert!(state.makes_session(2, None));
+        let none = state.fresh(0, None, || Err("config"), || "s".into());
+        assert!(matches!(none, Ok(None)), "makes none: asks for no config");
+        let failed = state.fresh(2, None, || Err("config"), || "s".into());
+        assert!(matches!(failed, Err("config")));
+        state.id_tag = Some("w1".into());
+        let made = state.fresh(1, None, || Ok::<_, ()>(fresh().config), || "id".into());
+        let made = made.unwrap().unwrap();
+        assert_eq!((made.id.as_str(), made.tag.as_deref()), ("id", Some("w1")));
+        state.id_tag = None;
         let ids = state
-            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0, &|| ())
+            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0.0, &|| ())
             .unwrap();
         assert_eq!(ids.len(), 2);
         assert!(!state.makes_session(2, None), "made");
@@ -297,7 +331,7 @@ mod tests {
         assert!(state.notes_request(&options(), true).is_none(), "no notes");
         assert_eq!(state.originals.get_or_make(1, || "made"), "b");
         // A refused message changes nothing.
-        let refused = state.append(&[json!(7)], vec!["c"], None, None, 0, &|| ());
+        let refused = state.append(&[json!(7)], vec!["c"], None, None, 0.0, &|| ());
         assert!(refused.is_err());
         assert_eq!(state.len(), 2);
         assert_eq!(state.originals.get_or_make(2, || "made"), "made");
@@ -336,7 +370,7 @@ mod tests {
             Some(crate::core::error::ErrorCode::InvalidInput)
         );
         let ids = state
-            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0, &|| ())
+            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0.0, &|| ())
             .unwrap();
         let mut branch = state.branch(Some(&ids[0]), "b".into(), &options()).unwrap();
         let len = branch.len();
@@ -353,7 +387,7 @@ mod tests {
         let mut fresh = fresh();
         fresh.tag = state.id_tag.clone();
         let ids = state
-            .append(&chat(), vec!["a", "b"], Some(fresh), None, 0, &|| ())
+            .append(&chat(), vec!["a", "b"], Some(fresh), None, 0.0, &|| ())
             .unwrap();
         assert!(ids.iter().all(|id| id.contains("k1")), "{ids:?}");
         let call = crate::core::session::planning::Call {
@@ -378,7 +412,7 @@ mod tests {
             state: None,
             warnings: Vec::new(),
         };
-        let result = state.commit(&mut started.pending, &mut started.input, &done, 0);
+        let result = state.commit(&mut started.pending, &mut started.input, &done, 0.0);
         let result = result.unwrap();
         assert!(result["entryId"].is_string(), "{result}");
         assert_eq!(state.len(), 3);

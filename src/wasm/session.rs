@@ -21,7 +21,7 @@ use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
 use crate::formats::session_handle::{self, HandleState};
-use crate::formats::session_input::{self as input, Fresh};
+use crate::formats::session_input as input;
 use crate::formats::session_log;
 use crate::formats::session_objects::Make;
 
@@ -108,39 +108,6 @@ impl Inner {
         set(&result, "messages", &messages);
         Ok(result)
     }
-
-    /// Converts and appends messages; returns their ids.
-    fn append(&self, value: &JsValue) -> Result<Array, JsValue> {
-        let list: Array = if Array::is_array(value) {
-            super::plain::snapshot(value, "messages")?
-        } else if value.is_object() {
-            Array::of1(value)
-        } else {
-            return throw(Err(results::not_messages()));
-        };
-        let json: Vec<Value> = list
-            .iter()
-            .enumerate()
-            .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
-            .collect::<Result<_, _>>()?;
-        let mut state = self.state.borrow_mut();
-        let given = self.options.format;
-        // Made when there is none yet and the append makes one (it knows the format).
-        let fresh = match state.makes_session(json.len(), given) {
-            true => Some(Fresh {
-                config: self.config()?,
-                id: self.session_options.id.clone().unwrap_or_else(fresh_id),
-                tag: state.id_tag.clone(),
-            }),
-            false => None,
-        };
-        #[allow(clippy::cast_possible_truncation)]
-        let now = js_sys::Date::now() as i64;
-        let grow = super::heap::headroom;
-        let ids = state.append(&json, list.iter().collect(), fresh, given, now, &grow);
-        let ids = throw(ids)?;
-        Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
-    }
 }
 
 #[wasm_bindgen]
@@ -192,7 +159,27 @@ impl Session {
 
     /// Appends a message or an array of messages; returns their entry ids. Costs O(new messages).
     pub fn append(&self, messages: JsValue) -> Result<Array, JsValue> {
-        self.inner.append(&messages)
+        let list: Array = if Array::is_array(&messages) {
+            super::plain::snapshot(&messages, "messages")?
+        } else if messages.is_object() {
+            Array::of1(&messages)
+        } else {
+            return throw(Err(results::not_messages()));
+        };
+        let json: Vec<Value> = list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
+            .collect::<Result<_, _>>()?;
+        let inner = &self.inner;
+        let mut state = inner.state.borrow_mut();
+        let (given, now) = (inner.options.format, js_sys::Date::now());
+        let id = || inner.session_options.id.clone().unwrap_or_else(fresh_id);
+        let fresh = state.fresh(json.len(), given, || inner.config(), id)?;
+        let grow = super::heap::headroom;
+        let ids = state.append(&json, list.iter().collect(), fresh, given, now, &grow);
+        let ids = throw(ids)?;
+        Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
 
     /// Records the provider's usage of the latest response; the count up to the latest assistant

@@ -98,10 +98,8 @@ impl Host for Compaction {
     }
 
     fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
-        #[allow(clippy::cast_possible_truncation)]
-        let now = js_sys::Date::now() as i64;
         let mut state = self.inner.state.borrow_mut();
-        let result = state.commit(&mut self.pending, input, &done, now);
+        let result = state.commit(&mut self.pending, input, &done, js_sys::Date::now());
         drop(state);
         let result = throw(result)?;
         let removed: Array = done
