@@ -20,6 +20,7 @@ use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
+use crate::formats::session_file::AgentReader;
 use crate::formats::session_handle::{self, HandleState};
 use crate::formats::session_input as input;
 use crate::formats::session_log;
@@ -129,10 +130,9 @@ impl Session {
     ) -> Result<Session, JsValue> {
         let inner = Inner::new(&options)?;
         let config = inner.config()?;
-        let mut reader = input::log_reader(inner.session_options.strict);
-        super::pieces::for_each_piece(&text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
+        let reader = input::log_reader(inner.session_options.strict);
         // An empty log (what an empty session writes) is an empty session.
-        let loaded = throw(reader.finish())?;
+        let loaded = super::pieces::read_pieces(&text, "text", reader)?;
         Ok(inner.with(loaded.map(|l| core_session::Session::from_loaded(config, l))))
     }
 
@@ -150,7 +150,8 @@ impl Session {
         let source = text_arg(&source, "source")?;
         let inner = Inner::new(&options)?;
         let read = super::session_file::read_args(&read, "read", &["strict", "onWarning"])?;
-        let imported = super::session_file::import_pieces(&text, &source, "source", read.options)?;
+        let reader = throw(AgentReader::new(&source, "source", read.options))?;
+        let imported = super::pieces::read_pieces(&text, "text", reader)?;
         super::session_file::report(&imported.warnings, read.on_warning.as_ref());
         let id = inner.session_options.id.clone();
         let core = session_log::session_from_imported_owned(imported, inner.config()?, id);
