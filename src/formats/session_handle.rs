@@ -4,20 +4,22 @@
 //! decides compactions, whether one runs, the failure of a background one, and the tag of new
 //! entry ids when a store shares the log; and what the handle reads of it: the messages as the
 //! caller's objects (`session_objects`), the log as text, what `prepare()` does next, the
-//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's commit.
+//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's start and commit.
 //! The binding holds it in a `RefCell` and only converts.
 
 use serde_json::Value;
 
-use super::session_compaction::{notes_request, Pending};
+use super::session_compaction::{self, notes_request, Pending};
 use super::session_context::Slot;
 use super::session_input::{self as input, Fresh};
 use super::session_objects::{self, Make, Render};
 use super::Format;
 use crate::core::error::Result;
+use crate::core::estimate::Estimator;
 use crate::core::options::Options;
 use crate::core::pipeline::{on_pressure, Compacted, Input, Once, Pipeline};
 use crate::core::session::objects::EntryObjects;
+use crate::core::session::planning::Call;
 use crate::core::session::{results, Config, LogCopy, Pressure, Session};
 use crate::core::surrogates::marks_to_escapes_owned;
 
@@ -134,6 +136,24 @@ impl<T: Clone> HandleState<T> {
         let len = self.len();
         self.originals.appended(len, added);
         Ok(ids)
+    }
+
+    /// Starts the compaction `call` asks for now ([`session_compaction::start`]): its input, what
+    /// waits for its outcome, and the values of the messages it is planned over (the caller's
+    /// objects kept or made, [`Self::values`]); `None` when there is nothing to compact.
+    pub fn start(
+        &mut self,
+        options: &Options,
+        estimator: Estimator,
+        call: Call,
+        make: &Make<'_, T>,
+    ) -> Result<Option<(Input, Pending, Vec<T>)>> {
+        let started = session_compaction::start(self.core.as_ref(), options, estimator, call)?;
+        let Some(started) = started else {
+            return Ok(None);
+        };
+        let values = self.values(started.slots, started.pending.format, make);
+        Ok(Some((started.input, started.pending, values)))
     }
 
     /// Commits the outcome `done` of `pending`'s job run on `input`, at `now` (milliseconds
@@ -259,7 +279,7 @@ impl<T: Clone> HandleState<T> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::core::estimate::{Counter, Estimator};
+    use crate::core::estimate::Counter;
     use serde_json::json;
 
     fn options() -> Options {
@@ -397,9 +417,13 @@ mod tests {
             summarizer: false,
         };
         let estimator = Estimator::new(Counter::Heuristic);
-        let started = super::super::session_compaction::start;
-        let started = started(state.core.as_ref(), &options(), estimator, call);
-        let mut started = started.unwrap().unwrap();
+        let make = Make {
+            original: &|_: &crate::core::message::Original| "made",
+            exported: &|_: &Value| "exported",
+        };
+        let started = state.start(&options(), estimator, call, &make);
+        let (mut input, mut pending, values) = started.unwrap().unwrap();
+        assert_eq!(values, ["a", "b"], "planned over the caller's objects");
         let done = Compacted {
             tokens_before: 0,
             round: 1,
@@ -412,7 +436,7 @@ mod tests {
             state: None,
             warnings: Vec::new(),
         };
-        let result = state.commit(&mut started.pending, &mut started.input, &done, 0.0);
+        let result = state.commit(&mut pending, &mut input, &done, 0.0);
         let result = result.unwrap();
         assert!(result["entryId"].is_string(), "{result}");
         assert_eq!(state.len(), 3);

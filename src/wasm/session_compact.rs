@@ -22,7 +22,7 @@ use crate::core::pipeline::NOTHING_TO_COMPACT;
 use crate::core::pipeline::{Compacted, Input, Job, Kind};
 use crate::core::session::{planning, results};
 use crate::core::summary::SummaryMode;
-use crate::formats::session_compaction::{self, Pending};
+use crate::formats::session_compaction::Pending;
 
 /// A result with the session's rendered messages and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
@@ -45,16 +45,13 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         instructions: call.instructions.clone(),
         summarizer: inner.callbacks.summarize.is_some(),
     };
-    let started = session_compaction::start(state.core.as_ref(), &inner.options, estimator, asked);
-    let Some(started) = throw(started)? else {
-        drop(state);
+    let started = state.start(&inner.options, estimator, asked, &MAKE);
+    drop(state);
+    let Some((input, pending, values)) = throw(started)? else {
         let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
-    let (input, pending) = (started.input, started.pending);
-    let values = state.values(started.slots, pending.format, &MAKE);
     let originals: Array = values.into_iter().collect();
-    drop(state);
     let mut requests = Requests::new(originals.clone(), pending.format);
     // The conversation as the model last saw it, for a continuing request: the context as
     // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed).
