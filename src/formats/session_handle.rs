@@ -4,8 +4,8 @@
 //! decides compactions, whether one runs, the failure of a background one, and the tag of new
 //! entry ids when a store shares the log; and what the handle reads of it: the messages as the
 //! caller's objects (`session_objects`), the log as text, what `prepare()` does next, the
-//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's start and commit.
-//! The binding holds it in a `RefCell` and only converts.
+//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's start
+//! and commit. The binding holds it in a `RefCell` and only converts.
 
 use serde_json::Value;
 
