@@ -83,11 +83,6 @@ impl Inner {
         Ok(self.session_options.config(&self.options, estimator))
     }
 
-    /// The live context as the caller's objects (summary and altered messages exported anew).
-    pub fn rendered(&self, state: &mut State) -> Array {
-        state.live(self.options.format, &MAKE).into_iter().collect()
-    }
-
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
     /// points become `cache_control` markers (`formats::session_objects::render`).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {

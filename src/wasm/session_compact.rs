@@ -24,11 +24,12 @@ use crate::core::session::{planning, results};
 use crate::core::summary::SummaryMode;
 use crate::formats::session_compaction::Pending;
 
-/// A result with the session's rendered messages and the caller's objects taken out.
+/// A result with the session's live context as the caller's objects (summary and altered
+/// messages exported anew) and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
     let out = to_js(result);
-    let messages = inner.rendered(&mut inner.state.borrow_mut());
-    set(&out, "messages", &messages);
+    let messages = inner.state.borrow_mut().live(inner.options.format, &MAKE);
+    set(&out, "messages", &messages.into_iter().collect::<Array>());
     set(&out, "removed", removed);
     out
 }
