@@ -21,12 +21,9 @@ pub struct ReadArgs {
 /// (lenient, warnings to `console.warn` where `onWarning` is allowed).
 pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadArgs, JsValue> {
     let object = value.is_object() && !js_sys::Array::is_array(value);
-    let keys = match object {
-        true => js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()),
-        false => js_sys::Array::new(),
-    };
+    let keys = object.then(|| js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()));
     let mut fields = Vec::new();
-    for key in keys {
+    for key in keys.iter().flat_map(js_sys::Array::iter) {
         let field = js_sys::Reflect::get(value, &key)?;
         let seen = Field::of(field.is_undefined(), field.as_bool(), field.is_function());
         fields.push((key.as_string().unwrap_or_default(), seen));
