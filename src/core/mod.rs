@@ -14,6 +14,7 @@ pub mod message;
 pub mod models;
 pub mod options;
 pub mod overflow;
+pub mod pieces;
 pub mod pipeline;
 pub mod plain_data;
 pub mod plan;

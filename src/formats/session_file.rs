@@ -4,6 +4,7 @@
 //! ([`super::pi_session`], [`super::claude_code`]).
 
 use crate::core::error::{Error, Result};
+use crate::core::pieces::PieceReader;
 
 use super::session::SessionSource;
 pub use super::session_lines::{parse_lines, Field, LineReader, Lines, ReadOptions};
@@ -59,6 +60,19 @@ impl AgentReader {
     /// The session the whole text holds.
     pub fn finish(self) -> Result<super::ImportedSession> {
         import_lines(self.lines.finish()?, self.source)
+    }
+}
+
+/// The binding feeds a file's pieces to it ([`AgentReader::push`], [`AgentReader::finish`]).
+impl PieceReader for AgentReader {
+    type Output = super::ImportedSession;
+
+    fn push(&mut self, piece: &[u8]) -> Result<()> {
+        AgentReader::push(self, piece)
+    }
+
+    fn finish(self) -> Result<super::ImportedSession> {
+        AgentReader::finish(self)
     }
 }
 

@@ -4,20 +4,22 @@
 //! decides compactions, whether one runs, the failure of a background one, and the tag of new
 //! entry ids when a store shares the log; and what the handle reads of it: the messages as the
 //! caller's objects (`session_objects`), the log as text, what `prepare()` does next, the
-//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's commit.
-//! The binding holds it in a `RefCell` and only converts.
+//! cache-lifetime prune at the caller's clock, the memory block's request, a compaction's start
+//! and commit. The binding holds it in a `RefCell` and only converts.
 
 use serde_json::Value;
 
-use super::session_compaction::{notes_request, Pending};
+use super::session_compaction::{self, notes_request, Pending};
 use super::session_context::Slot;
 use super::session_input::{self as input, Fresh};
 use super::session_objects::{self, Make, Render};
 use super::Format;
 use crate::core::error::Result;
+use crate::core::estimate::Estimator;
 use crate::core::options::Options;
 use crate::core::pipeline::{on_pressure, Compacted, Input, Once, Pipeline};
 use crate::core::session::objects::EntryObjects;
+use crate::core::session::planning::Call;
 use crate::core::session::{results, Config, LogCopy, Pressure, Session};
 use crate::core::surrogates::marks_to_escapes_owned;
 
@@ -95,34 +97,77 @@ impl<T: Clone> HandleState<T> {
         self.core.is_none() && (count > 0 || given.is_some())
     }
 
-    /// Appends the caller's messages `values`, of which `added` are the caller's objects
-    /// ([`input::append`]; `fresh` when [`Self::makes_session`]); returns their ids. A refused
-    /// message changes nothing.
+    /// What an append of `count` messages needs to make the session: `None` unless it makes one
+    /// ([`Self::makes_session`]), else a [`Fresh`] with `config()`, the id `id()` and the tag of
+    /// the store sharing the log (`config` and `id` are called only then).
+    pub fn fresh<E>(
+        &self,
+        count: usize,
+        given: Option<Format>,
+        config: impl FnOnce() -> std::result::Result<Config, E>,
+        id: impl FnOnce() -> String,
+    ) -> std::result::Result<Option<Fresh>, E> {
+        if !self.makes_session(count, given) {
+            return Ok(None);
+        }
+        let tag = self.id_tag.clone();
+        Ok(Some(Fresh {
+            config: config()?,
+            id: id(),
+            tag,
+        }))
+    }
+
+    /// Appends the caller's messages `values`, of which `added` are the caller's objects, at
+    /// `now` (milliseconds since the Unix epoch) ([`input::append`]; `fresh` as
+    /// [`Self::fresh`] gives it); returns their ids. A refused message changes nothing.
     pub fn append(
         &mut self,
         values: &[Value],
         added: Vec<T>,
         fresh: Option<Fresh>,
         given: Option<Format>,
-        now: i64,
+        now: f64,
         grow: &dyn Fn(),
     ) -> Result<Vec<String>> {
+        #[allow(clippy::cast_possible_truncation)]
+        let now = now as i64;
         let ids = input::append(&mut self.core, fresh, given, values, now, grow)?;
         let len = self.len();
         self.originals.appended(len, added);
         Ok(ids)
     }
 
-    /// Commits the outcome `done` of `pending`'s job run on `input`, at `now`
-    /// ([`Pending::commit`]); the entries the commit adds have no object of the caller's.
-    /// Returns the result without its messages.
+    /// Starts the compaction `call` asks for now ([`session_compaction::start`]): its input, what
+    /// waits for its outcome, and the values of the messages it is planned over (the caller's
+    /// objects kept or made, [`Self::values`]); `None` when there is nothing to compact.
+    pub fn start(
+        &mut self,
+        options: &Options,
+        estimator: Estimator,
+        call: Call,
+        make: &Make<'_, T>,
+    ) -> Result<Option<(Input, Pending, Vec<T>)>> {
+        let started = session_compaction::start(self.core.as_ref(), options, estimator, call)?;
+        let Some(started) = started else {
+            return Ok(None);
+        };
+        let values = self.values(started.slots, started.pending.format, make);
+        Ok(Some((started.input, started.pending, values)))
+    }
+
+    /// Commits the outcome `done` of `pending`'s job run on `input`, at `now` (milliseconds
+    /// since the Unix epoch) ([`Pending::commit`]); the entries the commit adds have no object
+    /// of the caller's. Returns the result without its messages.
     pub fn commit(
         &mut self,
         pending: &mut Pending,
         input: &mut Input,
         done: &Compacted,
-        now: i64,
+        now: f64,
     ) -> Result<Value> {
+        #[allow(clippy::cast_possible_truncation)]
+        let now = now as i64;
         let result = pending.commit(self.core.as_mut(), input, done, now)?;
         let len = self.len();
         self.originals.grown(len);
@@ -234,7 +279,7 @@ impl<T: Clone> HandleState<T> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::core::estimate::{Counter, Estimator};
+    use crate::core::estimate::Counter;
     use serde_json::json;
 
     fn options() -> Options {
@@ -268,8 +313,17 @@ mod tests {
         assert!(!state.makes_session(0, None));
         assert!(state.makes_session(0, Some(Format::AiSdk)));
         assert!(state.makes_session(2, None));
+        let none = state.fresh(0, None, || Err("config"), || "s".into());
+        assert!(matches!(none, Ok(None)), "makes none: asks for no config");
+        let failed = state.fresh(2, None, || Err("config"), || "s".into());
+        assert!(matches!(failed, Err("config")));
+        state.id_tag = Some("w1".into());
+        let made = state.fresh(1, None, || Ok::<_, ()>(fresh().config), || "id".into());
+        let made = made.unwrap().unwrap();
+        assert_eq!((made.id.as_str(), made.tag.as_deref()), ("id", Some("w1")));
+        state.id_tag = None;
         let ids = state
-            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0, &|| ())
+            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0.0, &|| ())
             .unwrap();
         assert_eq!(ids.len(), 2);
         assert!(!state.makes_session(2, None), "made");
@@ -297,7 +351,7 @@ mod tests {
         assert!(state.notes_request(&options(), true).is_none(), "no notes");
         assert_eq!(state.originals.get_or_make(1, || "made"), "b");
         // A refused message changes nothing.
-        let refused = state.append(&[json!(7)], vec!["c"], None, None, 0, &|| ());
+        let refused = state.append(&[json!(7)], vec!["c"], None, None, 0.0, &|| ());
         assert!(refused.is_err());
         assert_eq!(state.len(), 2);
         assert_eq!(state.originals.get_or_make(2, || "made"), "made");
@@ -336,7 +390,7 @@ mod tests {
             Some(crate::core::error::ErrorCode::InvalidInput)
         );
         let ids = state
-            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0, &|| ())
+            .append(&chat(), vec!["a", "b"], Some(fresh()), None, 0.0, &|| ())
             .unwrap();
         let mut branch = state.branch(Some(&ids[0]), "b".into(), &options()).unwrap();
         let len = branch.len();
@@ -353,7 +407,7 @@ mod tests {
         let mut fresh = fresh();
         fresh.tag = state.id_tag.clone();
         let ids = state
-            .append(&chat(), vec!["a", "b"], Some(fresh), None, 0, &|| ())
+            .append(&chat(), vec!["a", "b"], Some(fresh), None, 0.0, &|| ())
             .unwrap();
         assert!(ids.iter().all(|id| id.contains("k1")), "{ids:?}");
         let call = crate::core::session::planning::Call {
@@ -363,9 +417,13 @@ mod tests {
             summarizer: false,
         };
         let estimator = Estimator::new(Counter::Heuristic);
-        let started = super::super::session_compaction::start;
-        let started = started(state.core.as_ref(), &options(), estimator, call);
-        let mut started = started.unwrap().unwrap();
+        let make = Make {
+            original: &|_: &crate::core::message::Original| "made",
+            exported: &|_: &Value| "exported",
+        };
+        let started = state.start(&options(), estimator, call, &make);
+        let (mut input, mut pending, values) = started.unwrap().unwrap();
+        assert_eq!(values, ["a", "b"], "planned over the caller's objects");
         let done = Compacted {
             tokens_before: 0,
             round: 1,
@@ -378,7 +436,7 @@ mod tests {
             state: None,
             warnings: Vec::new(),
         };
-        let result = state.commit(&mut started.pending, &mut started.input, &done, 0);
+        let result = state.commit(&mut pending, &mut input, &done, 0.0);
         let result = result.unwrap();
         assert!(result["entryId"].is_string(), "{result}");
         assert_eq!(state.len(), 3);

@@ -20,8 +20,9 @@ use crate::core::options::Options;
 use crate::core::session::cache_points::{RenderOptions, RENDER_KEYS};
 use crate::core::session::options::SessionOptions;
 use crate::core::session::{self as core_session, results, Config};
+use crate::formats::session_file::AgentReader;
 use crate::formats::session_handle::{self, HandleState};
-use crate::formats::session_input::{self as input, Fresh};
+use crate::formats::session_input as input;
 use crate::formats::session_log;
 use crate::formats::session_objects::Make;
 
@@ -83,11 +84,6 @@ impl Inner {
         Ok(self.session_options.config(&self.options, estimator))
     }
 
-    /// The live context as the caller's objects (summary and altered messages exported anew).
-    pub fn rendered(&self, state: &mut State) -> Array {
-        state.live(self.options.format, &MAKE).into_iter().collect()
-    }
-
     /// `{ messages, tokens, cachePoints, summaryIndex, format }`; in Anthropic format the cache
     /// points become `cache_control` markers (`formats::session_objects::render`).
     pub fn render(&self, options: &JsValue) -> Result<JsValue, JsValue> {
@@ -108,39 +104,6 @@ impl Inner {
         let messages: Array = render.messages.into_iter().collect();
         set(&result, "messages", &messages);
         Ok(result)
-    }
-
-    /// Converts and appends messages; returns their ids.
-    fn append(&self, value: &JsValue) -> Result<Array, JsValue> {
-        let list: Array = if Array::is_array(value) {
-            super::plain::snapshot(value, "messages")?
-        } else if value.is_object() {
-            Array::of1(value)
-        } else {
-            return throw(Err(results::not_messages()));
-        };
-        let json: Vec<Value> = list
-            .iter()
-            .enumerate()
-            .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
-            .collect::<Result<_, _>>()?;
-        let mut state = self.state.borrow_mut();
-        let given = self.options.format;
-        // Made when there is none yet and the append makes one (it knows the format).
-        let fresh = match state.makes_session(json.len(), given) {
-            true => Some(Fresh {
-                config: self.config()?,
-                id: self.session_options.id.clone().unwrap_or_else(fresh_id),
-                tag: state.id_tag.clone(),
-            }),
-            false => None,
-        };
-        #[allow(clippy::cast_possible_truncation)]
-        let now = js_sys::Date::now() as i64;
-        let grow = super::heap::headroom;
-        let ids = state.append(&json, list.iter().collect(), fresh, given, now, &grow);
-        let ids = throw(ids)?;
-        Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
 }
 
@@ -163,10 +126,9 @@ impl Session {
     ) -> Result<Session, JsValue> {
         let inner = Inner::new(&options)?;
         let config = inner.config()?;
-        let mut reader = input::log_reader(inner.session_options.strict);
-        super::pieces::for_each_piece(&text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
+        let reader = input::log_reader(inner.session_options.strict);
         // An empty log (what an empty session writes) is an empty session.
-        let loaded = throw(reader.finish())?;
+        let loaded = super::pieces::read_pieces(&text, "text", reader)?;
         Ok(inner.with(loaded.map(|l| core_session::Session::from_loaded(config, l))))
     }
 
@@ -184,7 +146,8 @@ impl Session {
         let source = text_arg(&source, "source")?;
         let inner = Inner::new(&options)?;
         let read = super::session_file::read_args(&read, "read", &["strict", "onWarning"])?;
-        let imported = super::session_file::import_pieces(&text, &source, "source", read.options)?;
+        let reader = throw(AgentReader::new(&source, "source", read.options))?;
+        let imported = super::pieces::read_pieces(&text, "text", reader)?;
         super::session_file::report(&imported.warnings, read.on_warning.as_ref());
         let id = inner.session_options.id.clone();
         let core = session_log::session_from_imported_owned(imported, inner.config()?, id);
@@ -193,7 +156,27 @@ impl Session {
 
     /// Appends a message or an array of messages; returns their entry ids. Costs O(new messages).
     pub fn append(&self, messages: JsValue) -> Result<Array, JsValue> {
-        self.inner.append(&messages)
+        let list: Array = if Array::is_array(&messages) {
+            super::plain::snapshot(&messages, "messages")?
+        } else if messages.is_object() {
+            Array::of1(&messages)
+        } else {
+            return throw(Err(results::not_messages()));
+        };
+        let json: Vec<Value> = list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| to_json(&m, &format!("messages[{i}]"), Plain::Stored, "the message"))
+            .collect::<Result<_, _>>()?;
+        let inner = &self.inner;
+        let mut state = inner.state.borrow_mut();
+        let (given, now) = (inner.options.format, js_sys::Date::now());
+        let id = || inner.session_options.id.clone().unwrap_or_else(fresh_id);
+        let fresh = state.fresh(json.len(), given, || inner.config(), id)?;
+        let grow = super::heap::headroom;
+        let ids = state.append(&json, list.iter().collect(), fresh, given, now, &grow);
+        let ids = throw(ids)?;
+        Ok(ids.iter().map(|id| JsValue::from_str(id)).collect())
     }
 
     /// Records the provider's usage of the latest response; the count up to the latest assistant

@@ -22,13 +22,14 @@ use crate::core::pipeline::NOTHING_TO_COMPACT;
 use crate::core::pipeline::{Compacted, Input, Job, Kind};
 use crate::core::session::{planning, results};
 use crate::core::summary::SummaryMode;
-use crate::formats::session_compaction::{self, Pending};
+use crate::formats::session_compaction::Pending;
 
-/// A result with the session's rendered messages and the caller's objects taken out.
+/// A result with the session's live context as the caller's objects (summary and altered
+/// messages exported anew) and the caller's objects taken out.
 fn with_messages(inner: &Inner, result: &Value, removed: &Array) -> JsValue {
     let out = to_js(result);
-    let messages = inner.rendered(&mut inner.state.borrow_mut());
-    set(&out, "messages", &messages);
+    let messages = inner.state.borrow_mut().live(inner.options.format, &MAKE);
+    set(&out, "messages", &messages.into_iter().collect::<Array>());
     set(&out, "removed", removed);
     out
 }
@@ -45,16 +46,13 @@ fn start(inner: &Rc<Inner>, options: &JsValue, kind: Kind) -> Result<JsValue, Js
         instructions: call.instructions.clone(),
         summarizer: inner.callbacks.summarize.is_some(),
     };
-    let started = session_compaction::start(state.core.as_ref(), &inner.options, estimator, asked);
-    let Some(started) = throw(started)? else {
-        drop(state);
+    let started = state.start(&inner.options, estimator, asked, &MAKE);
+    drop(state);
+    let Some((input, pending, values)) = throw(started)? else {
         let result = results::unchanged(0, NOTHING_TO_COMPACT);
         return Ok(with_messages(inner, &result, &Array::new()));
     };
-    let (input, pending) = (started.input, started.pending);
-    let values = state.values(started.slots, pending.format, &MAKE);
     let originals: Array = values.into_iter().collect();
-    drop(state);
     let mut requests = Requests::new(originals.clone(), pending.format);
     // The conversation as the model last saw it, for a continuing request: the context as
     // `render()`/`prepare()` give it (pruned parts replaced, cache markers placed).
@@ -98,10 +96,8 @@ impl Host for Compaction {
     }
 
     fn commit(&mut self, input: &mut Input, done: Compacted) -> Result<JsValue, JsValue> {
-        #[allow(clippy::cast_possible_truncation)]
-        let now = js_sys::Date::now() as i64;
         let mut state = self.inner.state.borrow_mut();
-        let result = state.commit(&mut self.pending, input, &done, now);
+        let result = state.commit(&mut self.pending, input, &done, js_sys::Date::now());
         drop(state);
         let result = throw(result)?;
         let removed: Array = done

@@ -8,8 +8,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::get;
 use super::error::throw;
-use crate::formats::session_file::{AgentReader, Field, ReadOptions};
-use crate::formats::ImportedSession;
+use crate::formats::session_file::{Field, ReadOptions};
 
 /// Read options as given: `strict`, and where warnings go (`None`: the caller collects them).
 pub struct ReadArgs {
@@ -22,12 +21,9 @@ pub struct ReadArgs {
 /// (lenient, warnings to `console.warn` where `onWarning` is allowed).
 pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadArgs, JsValue> {
     let object = value.is_object() && !js_sys::Array::is_array(value);
-    let keys = match object {
-        true => js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()),
-        false => js_sys::Array::new(),
-    };
+    let keys = object.then(|| js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()));
     let mut fields = Vec::new();
-    for key in keys {
+    for key in keys.iter().flat_map(js_sys::Array::iter) {
         let field = js_sys::Reflect::get(value, &key)?;
         let seen = Field::of(field.is_undefined(), field.as_bool(), field.is_function());
         fields.push((key.as_string().unwrap_or_default(), seen));
@@ -39,20 +35,6 @@ pub fn read_args(value: &JsValue, path: &str, allowed: &[&str]) -> Result<ReadAr
         options,
         on_warning,
     })
-}
-
-/// Imports `text` as the agent `kind` names (`path` names the argument in errors), given as a
-/// string or an iterable of strings ([`super::pieces`]), read a piece at a time
-/// ([`AgentReader`]): no whole text is held.
-pub fn import_pieces(
-    text: &JsValue,
-    kind: &str,
-    path: &str,
-    options: ReadOptions,
-) -> Result<ImportedSession, JsValue> {
-    let mut reader = throw(AgentReader::new(kind, path, options))?;
-    super::pieces::for_each_piece(text, "text", |piece| throw(reader.push(piece.as_bytes())))?;
-    throw(reader.finish())
 }
 
 /// Hands each warning to `onWarning` (its own errors are ignored, as `onError`'s are), or to

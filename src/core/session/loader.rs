@@ -30,6 +30,7 @@ use serde_json::Value;
 use crate::core::error::{Error, Result};
 use crate::core::jsonl::{Line, LineMap, LineSplitter};
 use crate::core::message::Message;
+use crate::core::pieces::PieceReader;
 
 use super::entry::{self, Entry, EntryKind, Header};
 use super::Import;
@@ -148,6 +149,23 @@ where
             ids,
             report,
         }))
+    }
+}
+
+/// The binding feeds a log's pieces to it ([`LogReader::push`], [`LogReader::finish`]).
+impl<C, I> PieceReader for LogReader<C, I>
+where
+    C: FnMut(&Header) -> Result<I>,
+    I: Fn(&Value, &str) -> Result<Message>,
+{
+    type Output = Option<Loaded>;
+
+    fn push(&mut self, piece: &[u8]) -> Result<()> {
+        LogReader::push(self, piece)
+    }
+
+    fn finish(self) -> Result<Option<Loaded>> {
+        LogReader::finish(self)
     }
 }
 
