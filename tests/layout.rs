@@ -1,7 +1,7 @@
 //! The layout issue 22 asks for, checked on the source tree: the core and the formats are pure Rust
 //! (no wasm-bindgen, no js-sys, no web-sys), and the binding (`src/wasm`) does not grow back.
-//! Issue 22's target for the binding is 2,500 lines; [`MAX_BINDING_LINES`] holds what has been
-//! reached so far (4,978 before the move of its policy into the core), and comes down with it.
+//! Issue 22's bound for the binding is 2,500 lines ([`MAX_BINDING_LINES`]; 4,978 before the move
+//! of its policy into the core, 2,483 after it).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ fn core_and_formats_are_pure_rust() {
 }
 
 /// The most lines of Rust `src/wasm` may hold.
-const MAX_BINDING_LINES: usize = 2_591;
+const MAX_BINDING_LINES: usize = 2_500;
 
 #[test]
 fn the_binding_stays_thin() {
