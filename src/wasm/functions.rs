@@ -5,8 +5,8 @@
 use super::convert::{get, incoming, outgoing, set, to_js};
 use super::error::throw;
 use super::on_demand::OnDemandMessages;
-use super::options::exact;
 use super::plain::Kind;
+use super::tokens::exact;
 use crate::core::estimate::{Counter, Estimator};
 use crate::core::message::Part;
 use crate::core::options::trim::parse_trim;

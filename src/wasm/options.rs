@@ -1,6 +1,6 @@
 //! What the `Compactor` and the `Session` both take from their options object: the JS callbacks
 //! and the JSON part (split by the core: [`crate::core::options::callbacks`]), and the estimator
-//! the options ask for.
+//! the options ask for (its exact encoding loaded by `super::tokens`).
 
 use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
@@ -8,12 +8,10 @@ use wasm_bindgen::prelude::*;
 
 use super::error::throw;
 use super::plain::{json_of, Kind};
-use super::tokens::encoding;
+use super::tokens::exact;
 use crate::core::estimate::Estimator;
 use crate::core::options::callbacks::{self, Field, OptionValue};
-use crate::core::options::{Options, Tokenizer};
-use crate::core::tokens::Encoding;
-use std::rc::Rc;
+use crate::core::options::Options;
 
 /// The JS callbacks given in the options.
 pub type Callbacks = callbacks::Callbacks<Function>;
@@ -21,11 +19,6 @@ pub type Callbacks = callbacks::Callbacks<Function>;
 /// The estimator the options ask for ([`Options::estimator`]; an exact encoding must be loaded).
 pub fn estimator_for(options: &Options) -> Result<Estimator, JsValue> {
     Ok(options.estimator(exact(options.tokenizer)?))
-}
-
-/// The loaded encoding of an exact tokenizer, `None` for the heuristic.
-pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
-    tokenizer.encoding().map(encoding).transpose()
 }
 
 /// A field of the options object, read by the core's split.

@@ -20,6 +20,11 @@ extern "C" {
     pub type TokenizerArg;
 }
 
+/// The loaded encoding of an exact tokenizer, `None` for the heuristic.
+pub fn exact(tokenizer: Tokenizer) -> Result<Option<Rc<Encoding>>, JsValue> {
+    tokenizer.encoding().map(encoding).transpose()
+}
+
 /// The loaded encoding, loading it through the entry point's synchronous loader where there is one
 /// (Node). The JS loader runs while no Rust borrow is held, so it may call back into the package.
 pub fn encoding(name: EncodingName) -> Result<Rc<Encoding>, JsValue> {
@@ -51,7 +56,7 @@ pub fn estimate_tokens(
     let text = super::convert::text_arg(&text, "text")?;
     let name = tokenizer.map(|t| t.as_string());
     let tokenizer = throw(Tokenizer::parse_arg(name.as_ref().map(Option::as_deref)))?;
-    Ok(Counter::of(super::options::exact(tokenizer)?).count(&text))
+    Ok(Counter::of(exact(tokenizer)?).count(&text))
 }
 
 /// The exact token count of `text` in `encoding`, on tiktoken's ordinary path (special-token strings
