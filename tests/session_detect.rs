@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use context_compaction::core::error::ErrorCode;
-use context_compaction::core::estimate::{Counter, Estimator};
 use context_compaction::core::message::Message;
 use context_compaction::core::options::parse;
 use context_compaction::core::session::{Config, Session};
@@ -16,13 +15,7 @@ use serde_json::{json, Value};
 
 fn session() -> Session {
     let options = parse(&json!({"contextWindow": 100_000})).unwrap();
-    let config = Config {
-        settings: options.settings,
-        estimator: Estimator::new(Counter::Heuristic),
-        background_tokens: None,
-        calibration: Default::default(),
-        self_calibration: false,
-    };
+    let config = Config::heuristic(options.settings);
     let mut s = Session::new(config, "s".into(), "ai-sdk".into());
     s.set_provisional();
     s

@@ -110,13 +110,7 @@ mod tests {
     }
 
     fn session(options: &Options, n: usize) -> Session {
-        let config = Config {
-            settings: options.settings.clone(),
-            estimator: Estimator::new(Counter::Heuristic),
-            background_tokens: None,
-            calibration: Default::default(),
-            self_calibration: false,
-        };
+        let config = Config::heuristic(options.settings.clone());
         let mut s = Session::new(config, "s".into(), "openai".into());
         let messages = (0..n)
             .map(|i| {

@@ -146,19 +146,12 @@ pub fn cache_markers(
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::core::estimate::{Counter, Estimator};
     use crate::core::session::CachePointKind;
     use crate::formats::message_importer;
 
     fn session(format: Format, values: &[Value]) -> Session {
         let options = crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap();
-        let config = crate::core::session::Config {
-            settings: options.settings,
-            estimator: Estimator::new(Counter::Heuristic),
-            background_tokens: None,
-            calibration: Default::default(),
-            self_calibration: false,
-        };
+        let config = crate::core::session::Config::heuristic(options.settings);
         let mut s = Session::new(config, "s".into(), format.as_str().into());
         let import = message_importer(format);
         let messages = values.iter().map(|v| import(v, "m").unwrap()).collect();

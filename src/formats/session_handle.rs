@@ -288,13 +288,7 @@ mod tests {
 
     fn fresh() -> Fresh {
         Fresh {
-            config: Config {
-                settings: options().settings,
-                estimator: Estimator::new(Counter::Heuristic),
-                background_tokens: None,
-                calibration: Default::default(),
-                self_calibration: false,
-            },
+            config: Config::heuristic(options().settings),
             id: "s".into(),
             tag: None,
         }

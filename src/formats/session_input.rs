@@ -223,13 +223,7 @@ mod tests {
 
     fn config() -> Config {
         let options = crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap();
-        Config {
-            settings: options.settings,
-            estimator: Estimator::new(Counter::Heuristic),
-            background_tokens: None,
-            calibration: Default::default(),
-            self_calibration: false,
-        }
+        Config::heuristic(options.settings)
     }
 
     fn fresh() -> Option<Fresh> {

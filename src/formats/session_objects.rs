@@ -114,19 +114,12 @@ impl<T> Render<T> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::core::estimate::{Counter, Estimator};
     use crate::formats::message_importer;
     use serde_json::json;
 
     fn session(values: &[Value]) -> Session {
         let options = crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap();
-        let config = crate::core::session::Config {
-            settings: options.settings,
-            estimator: Estimator::new(Counter::Heuristic),
-            background_tokens: None,
-            calibration: Default::default(),
-            self_calibration: false,
-        };
+        let config = crate::core::session::Config::heuristic(options.settings);
         let mut s = Session::new(config, "s".into(), "ai-sdk".into());
         let import = message_importer(Format::AiSdk);
         s.append(values.iter().map(|v| import(v, "m").unwrap()).collect());
@@ -178,13 +171,7 @@ mod tests {
     #[test]
     fn a_render_marks_anthropic_messages_only_when_asked() {
         let options = crate::core::options::parse(&json!({"contextWindow": 100_000})).unwrap();
-        let config = crate::core::session::Config {
-            settings: options.settings,
-            estimator: Estimator::new(Counter::Heuristic),
-            background_tokens: None,
-            calibration: Default::default(),
-            self_calibration: false,
-        };
+        let config = crate::core::session::Config::heuristic(options.settings);
         let mut s = Session::new(config, "s".into(), "anthropic".into());
         let m = json!({"role": "user", "content": [{"type": "text", "text": "hi"}]});
         let import = message_importer(Format::Anthropic);

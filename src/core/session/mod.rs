@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::estimate::{Estimator, Learned, Usage};
+use crate::core::estimate::{Counter, Estimator, Learned, Usage};
 use crate::core::message::Message;
 use crate::core::plan::Plan;
 use crate::core::prune::{self, PruneAction, TtlOptions};
@@ -72,6 +72,20 @@ pub struct Config {
     pub calibration: Learned,
     /// Whether recorded usage also calibrates the estimate.
     pub self_calibration: bool,
+}
+
+impl Config {
+    /// `settings` with the heuristic estimator, no background compaction, nothing learned and no
+    /// self-calibration.
+    pub fn heuristic(settings: Settings) -> Config {
+        Config {
+            settings,
+            estimator: Estimator::new(Counter::Heuristic),
+            background_tokens: None,
+            calibration: Learned::default(),
+            self_calibration: false,
+        }
+    }
 }
 
 /// A session (see the module documentation).

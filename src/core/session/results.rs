@@ -305,7 +305,6 @@ pub fn prepare_action(action: Prepare) -> Value {
 mod tests {
     use super::*;
     use crate::core::error::ErrorCode;
-    use crate::core::estimate::{Counter, Estimator};
     use crate::core::message::{Message, Role};
     use crate::core::session::Config;
 
@@ -314,13 +313,7 @@ mod tests {
     }
 
     fn session() -> Session {
-        let config = Config {
-            settings: options().settings,
-            estimator: Estimator::new(Counter::Heuristic),
-            background_tokens: None,
-            calibration: Default::default(),
-            self_calibration: false,
-        };
+        let config = Config::heuristic(options().settings);
         let mut s = Session::new(config, "s".into(), "ai-sdk".into());
         s.append(vec![
             Message::text(Role::User, "hello there"),
